@@ -63,6 +63,18 @@ class Decider(Protocol):
         """The event in plain words."""
         ...
 
+    def snapshot(self, state: Any) -> bytes:
+        """Serialize a state (for snapshots); ``restore(snapshot(s)) == s``."""
+        ...
+
+    def restore(self, data: bytes) -> Any:
+        """The state a snapshot was taken of."""
+        ...
+
+    def result(self, state: Any) -> dict[str, Any] | None:
+        """The final result (scores, winners) once the game is over, else None."""
+        ...
+
 
 def fold(decider: Decider, events: Sequence[Event], state: Any = None) -> Any:
     """Rebuild a state by folding events from ``state`` (or the decider's initial state)."""

@@ -1,0 +1,418 @@
+"""Events of In the Shadow of the Emperor: past-tense facts.
+
+Folding these alone rebuilds a game: each carries what happened (and the resulting balance where a rule such
+as the 12-thaler cap shaped it), never a request to run a rule again. ``rulings`` cites the rule ids of the
+project's rules reference that produced the event; events that record a decision also carry the inputs that
+decided it (power tallies, vote sources).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+
+from events.base import Event, Message
+
+Candidate = Literal["emperor", "rival"]
+Decision = Literal[
+    "setup_empire_city",
+    "setup_elector",
+    "setup_aristocrat",
+    "setup_knight",
+    "replace_emperor",
+    "place_son",
+    "daughter",
+    "marriage_answer",
+    "actions",
+    "gray_eminence",
+    "break_tie",
+    "choose_elector",
+    "place_displaced",
+    "aim_church_influence",
+    "aim_excommunication",
+    "vote",
+    "choose_throne",
+    "place_dethroned",
+    "emperor_place_city",
+    "emperor_move_city",
+]
+
+
+class Prompt(Message):
+    """What the game waits for: the decision, who makes it, and its context."""
+
+    decision: Decision
+    seats: tuple[int, ...]
+    electorate: str | None = None
+    couple: bool | None = None
+    age: int | None = None
+    tied: tuple[int, ...] = ()
+    offer_from: int | None = None
+    space: str | None = None
+    after: str | None = None
+
+
+# --- game lifecycle ---------------------------------------------------------------------------------------
+class GameStarted(Event):
+    type: Literal["GameStarted"] = "GameStarted"
+    players: tuple[str, ...]
+    settings: dict[str, Any]
+    seed: int
+    emperor: int
+    layout: dict[str, Any]
+    rules_version: str
+
+
+class ElectoratesClosed(Event):
+    type: Literal["ElectoratesClosed"] = "ElectoratesClosed"
+    electorates: tuple[str, ...]
+    drawn_from: tuple[tuple[str, ...], ...]
+
+
+class DecisionRequested(Event):
+    type: Literal["DecisionRequested"] = "DecisionRequested"
+    prompt: Prompt
+
+
+class PhaseStarted(Event):
+    type: Literal["PhaseStarted"] = "PhaseStarted"
+    round: int
+    phase: int
+
+
+class GameEnded(Event):
+    type: Literal["GameEnded"] = "GameEnded"
+    scores: tuple[int, ...]
+    thalers: tuple[int, ...]
+    winners: tuple[int, ...]
+    shared: bool
+
+
+# --- pieces -----------------------------------------------------------------------------------------------
+class EmpireCityPlaced(Event):
+    type: Literal["EmpireCityPlaced"] = "EmpireCityPlaced"
+    seat: int
+    space: str
+
+
+class EmpireCityMoved(Event):
+    type: Literal["EmpireCityMoved"] = "EmpireCityMoved"
+    seat: int
+    from_space: str
+    to_space: str
+
+
+class AristocratPlaced(Event):
+    """A tile from its owner's supply onto the board."""
+
+    type: Literal["AristocratPlaced"] = "AristocratPlaced"
+    owner: int
+    space: str
+    couple: bool
+    age: int
+    reason: str
+
+
+class AristocratMoved(Event):
+    type: Literal["AristocratMoved"] = "AristocratMoved"
+    owner: int
+    from_space: str
+    to_space: str
+    reason: str
+
+
+class AristocratReturned(Event):
+    """A tile back to its owner's supply without dying (no room for it)."""
+
+    type: Literal["AristocratReturned"] = "AristocratReturned"
+    owner: int
+    space: str
+    reason: str
+
+
+class AristocratDied(Event):
+    type: Literal["AristocratDied"] = "AristocratDied"
+    owner: int
+    space: str
+    couple: bool
+    cause: Literal["old_age", "doctor", "koeln"]
+
+
+class AristocratsAged(Event):
+    """Every listed tile became one life stage older."""
+
+    type: Literal["AristocratsAged"] = "AristocratsAged"
+    spaces: tuple[str, ...]
+
+
+class AristocratAgeChanged(Event):
+    type: Literal["AristocratAgeChanged"] = "AristocratAgeChanged"
+    owner: int
+    space: str
+    age_before: int
+    age_after: int
+    by: int
+    cause: Literal["doctor", "koeln"]
+
+
+class AristocratMarried(Event):
+    type: Literal["AristocratMarried"] = "AristocratMarried"
+    owner: int
+    space: str
+    reason: Literal["marriage", "foreign_kings_daughter"]
+
+
+class KnightPlaced(Event):
+    type: Literal["KnightPlaced"] = "KnightPlaced"
+    owner: int
+    space: str
+
+
+class KnightMoved(Event):
+    type: Literal["KnightMoved"] = "KnightMoved"
+    owner: int
+    from_space: str
+    to_space: str
+
+
+class KnightPushed(Event):
+    type: Literal["KnightPushed"] = "KnightPushed"
+    owner: int
+    space: str
+    by: int
+
+
+class KnightPromoted(Event):
+    """The knight goes back to supply and a Baron aged 15 of the same colour takes its space."""
+
+    type: Literal["KnightPromoted"] = "KnightPromoted"
+    owner: int
+    space: str
+
+
+class CityPlaced(Event):
+    type: Literal["CityPlaced"] = "CityPlaced"
+    owner: int
+    space: str
+
+
+# --- thalers and victory points -----------------------------------------------------------------------------
+class IncomeCollected(Event):
+    type: Literal["IncomeCollected"] = "IncomeCollected"
+    seat: int
+    basic: int
+    own_cities: int
+    controlled_cities: int
+    saxony: int
+    balance: int
+    lost_to_cap: int
+
+
+class ThalersChanged(Event):
+    type: Literal["ThalersChanged"] = "ThalersChanged"
+    seat: int
+    delta: int
+    balance: int
+    reason: str
+    lost_to_cap: int = 0
+
+
+class VictoryPointsScored(Event):
+    type: Literal["VictoryPointsScored"] = "VictoryPointsScored"
+    seat: int
+    points: int
+    total: int
+    reason: str
+
+
+# --- phases III and IV ------------------------------------------------------------------------------------
+class DescendantsCounted(Event):
+    type: Literal["DescendantsCounted"] = "DescendantsCounted"
+    seat: int
+    pink: int
+    blue: int
+    outcome: Literal["son", "daughter", "none"]
+
+
+class SonLost(Event):
+    type: Literal["SonLost"] = "SonLost"
+    seat: int
+    reason: str
+
+
+class DaughterOffered(Event):
+    type: Literal["DaughterOffered"] = "DaughterOffered"
+    seat: int
+    to_seat: int
+    space: str
+
+
+class MarriageAnswered(Event):
+    type: Literal["MarriageAnswered"] = "MarriageAnswered"
+    seat: int
+    offer_from: int
+    space: str
+    accepted: bool
+
+
+class DaughterEnteredConvent(Event):
+    type: Literal["DaughterEnteredConvent"] = "DaughterEnteredConvent"
+    seat: int
+
+
+class CardsReturned(Event):
+    type: Literal["CardsReturned"] = "CardsReturned"
+
+
+class CardTaken(Event):
+    """A card into the seat's play area (``via_trier``: the effect of an empty stack, no card taken)."""
+
+    type: Literal["CardTaken"] = "CardTaken"
+    seat: int
+    card: str
+    cost: int
+    via_trier: bool = False
+    without_effect: bool = False
+
+
+class PrivilegeUsed(Event):
+    type: Literal["PrivilegeUsed"] = "PrivilegeUsed"
+    seat: int
+    electorate: str
+
+
+class Passed(Event):
+    type: Literal["Passed"] = "Passed"
+    seat: int
+    reason: Literal["pass", "rival"] = "pass"
+
+
+# --- phase V ----------------------------------------------------------------------------------------------
+class ElectorChanged(Event):
+    """A new player wins the seat (or the seat is emptied). ``power`` is every player's power there."""
+
+    type: Literal["ElectorChanged"] = "ElectorChanged"
+    electorate: str
+    previous_owner: int | None
+    new_owner: int | None
+    winner: int
+    power: tuple[int, ...]
+    tie_broken_by: int | None = None
+
+
+class ElectorRetained(Event):
+    type: Literal["ElectorRetained"] = "ElectorRetained"
+    electorate: str
+    owner: int | None
+    power: tuple[int, ...]
+    tie_broken_by: int | None = None
+
+
+# --- phase VI ---------------------------------------------------------------------------------------------
+class ElectionCalled(Event):
+    type: Literal["ElectionCalled"] = "ElectionCalled"
+    emperor: int
+    rival: int
+
+
+class CardAimed(Event):
+    type: Literal["CardAimed"] = "CardAimed"
+    seat: int
+    card: Literal["church_influence", "excommunication"]
+    electorate: str
+
+
+class VoteSealed(Event):
+    """A secret vote: visible to its own seat only until VotesRevealed."""
+
+    type: Literal["VoteSealed"] = "VoteSealed"
+    seat: int
+    candidate: Candidate
+
+
+class VoteSource(Message):
+    source: str
+    votes: int
+
+
+class SeatVotes(Message):
+    seat: int
+    candidate: Candidate
+    votes: int
+    sources: tuple[VoteSource, ...]
+
+
+class VotesRevealed(Event):
+    type: Literal["VotesRevealed"] = "VotesRevealed"
+    emperor: int
+    rival: int
+    ballots: tuple[SeatVotes, ...]
+    emperor_votes: int
+    rival_votes: int
+    winner: int
+
+
+class EmperorElected(Event):
+    type: Literal["EmperorElected"] = "EmperorElected"
+    seat: int
+    previous: int
+    emperor_votes: int
+    rival_votes: int
+
+
+class EmperorRetained(Event):
+    type: Literal["EmperorRetained"] = "EmperorRetained"
+    seat: int
+    emperor_votes: int
+    rival_votes: int
+
+
+ShadowEvent = Annotated[
+    GameStarted
+    | ElectoratesClosed
+    | DecisionRequested
+    | PhaseStarted
+    | GameEnded
+    | EmpireCityPlaced
+    | EmpireCityMoved
+    | AristocratPlaced
+    | AristocratMoved
+    | AristocratReturned
+    | AristocratDied
+    | AristocratsAged
+    | AristocratAgeChanged
+    | AristocratMarried
+    | KnightPlaced
+    | KnightMoved
+    | KnightPushed
+    | KnightPromoted
+    | CityPlaced
+    | IncomeCollected
+    | ThalersChanged
+    | VictoryPointsScored
+    | DescendantsCounted
+    | SonLost
+    | DaughterOffered
+    | MarriageAnswered
+    | DaughterEnteredConvent
+    | CardsReturned
+    | CardTaken
+    | PrivilegeUsed
+    | Passed
+    | ElectorChanged
+    | ElectorRetained
+    | ElectionCalled
+    | CardAimed
+    | VoteSealed
+    | VotesRevealed
+    | EmperorElected
+    | EmperorRetained,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[ShadowEvent] = TypeAdapter(ShadowEvent)
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.model_fields["type"].default: cls
+    for cls in ShadowEvent.__origin__.__args__  # type: ignore[attr-defined]
+}
