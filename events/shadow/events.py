@@ -50,6 +50,7 @@ class Prompt(Message):
     tied: tuple[int, ...] = ()
     offer_from: int | None = None
     space: str | None = None
+    step: int | None = None
     after: str | None = None
 
 

@@ -1,0 +1,785 @@
+"""Commands: for each decision the game can wait for, which commands are legal (as compact keys) and what
+each one does.
+
+A command's *key* is ``(type, *fields)`` in the order of ``FIELDS[type]``. ``options`` lists the keys that
+are legal now; ``decide`` accepts a command exactly when its key is among them, so the list of legal
+commands and the accepted commands can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from events.base import Command
+from events.shadow import events as ev
+from events.shadow.commands import COMMAND_TYPES
+from services.rules.shadow import flow
+from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTORATE_KEYS, EMINENCE
+from services.rules.shadow.effects import (
+    Tx,
+    kill,
+    move_tile,
+    pay,
+    place_from_supply,
+    request,
+    score,
+)
+from services.rules.shadow.queries import (
+    BRANDENBURG,
+    KOELN,
+    PALATINATE,
+    TRIER,
+    doctor_targets,
+    elector_candidates,
+    empire_city_spaces,
+    first_free,
+    free_city_electorates,
+    holds_privilege,
+    knights_of,
+    marriageable_barons,
+    open_electorates,
+    own_barons_for_marriage,
+    placement_target,
+    push_options,
+    stack_available,
+    throne_candidates,
+    tiles_of,
+)
+from services.rules.shadow.state import City, GameState, Tile
+
+Key = tuple[Any, ...]
+
+FIELDS: dict[str, tuple[str, ...]] = {
+    "PlaceEmpireCity": ("electorate",),
+    "MoveEmpireCity": ("from_space", "electorate"),
+    "PlacePiece": ("electorate", "space_kind", "push"),
+    "ChooseAristocrat": ("space",),
+    "BreakTie": ("winner",),
+    "Decline": (),
+    "OfferDaughter": ("space",),
+    "SendDaughterToConvent": (),
+    "AnswerMarriage": ("accept",),
+    "Pass": (),
+    "PlaceKnight": ("electorate", "space_kind"),
+    "MoveKnight": ("from_space", "electorate", "space_kind"),
+    "BuyDoctor": ("target", "trier"),
+    "BuyMove": ("source", "electorate", "push", "trier"),
+    "BuyPope": (),
+    "BuyChurchInfluence": (),
+    "BuyExcommunication": (),
+    "BuyIndulgence": ("trier",),
+    "BuyPermit": ("couple", "electorate", "push", "trier"),
+    "BuyOrdinance": ("electorate", "trier"),
+    "BuyPromotion": ("knight", "trier"),
+    "BuyForeignKingsDaughter": ("baron", "trier"),
+    "BuyRival": (),
+    "BuyCardWithoutEffect": ("card",),
+    "TakeGrayEminence": (),
+    "UseKoelnPrivilege": ("target",),
+    "UsePalatinatePrivilege": ("electorate", "push"),
+    "AimChurchInfluence": ("electorate",),
+    "AimExcommunication": ("electorate",),
+    "CastVote": ("candidate",),
+}
+assert set(FIELDS) == set(COMMAND_TYPES)
+
+TRIER_CARDS = ("doctor", "move", "indulgence", "permit", "ordinance", "promotion", "foreign_kings_daughter")
+CARDS_WITHOUT_EFFECT = TRIER_CARDS
+CARD_OF_COMMAND = {
+    "BuyDoctor": "doctor",
+    "BuyMove": "move",
+    "BuyPope": "pope",
+    "BuyChurchInfluence": "church_influence",
+    "BuyExcommunication": "excommunication",
+    "BuyIndulgence": "indulgence",
+    "BuyPermit": "permit",
+    "BuyOrdinance": "ordinance",
+    "BuyPromotion": "promotion",
+    "BuyForeignKingsDaughter": "foreign_kings_daughter",
+    "BuyRival": "rival",
+}
+
+
+def key_of(command: Command) -> Key:
+    """The compact key of a command."""
+    return (command.type, *(getattr(command, f) for f in FIELDS[command.type]))  # type: ignore[attr-defined]
+
+
+def command_of(seat: int, key: Key) -> Command:
+    """The command model of a key."""
+    kind = key[0]
+    return COMMAND_TYPES[kind](seat=seat, **dict(zip(FIELDS[kind], key[1:], strict=True)))
+
+
+def _sid(s: GameState, i: int | None) -> str | None:
+    return None if i is None else s.layout.spaces[i].id
+
+
+def _ekey(s: GameState, e: int) -> str:
+    return s.layout.electorates[e].key
+
+
+def _eidx(key: str) -> int:
+    return ELECTORATE_KEYS.index(key)
+
+
+def _space(s: GameState, space_id: str | None) -> int | None:
+    return None if space_id is None else s.layout.by_id[space_id]
+
+
+# =============================================================================================================
+# Options: the legal keys per decision and command type
+# =============================================================================================================
+OptionsFn = Callable[[GameState, int, ev.Prompt], Iterator[Key]]
+OPTIONS: dict[str, dict[str, OptionsFn]] = {}
+
+
+def options(decision: str, command_type: str) -> Callable[[OptionsFn], OptionsFn]:
+    def register(fn: OptionsFn) -> OptionsFn:
+        OPTIONS.setdefault(decision, {})[command_type] = fn
+        return fn
+
+    return register
+
+
+def _placements(s: GameState, electorates: list[int], kind: str = "aristocrat") -> Iterator[Key]:
+    for e in electorates:
+        for push in push_options(s, e):
+            yield ("PlacePiece", _ekey(s, e), kind, _sid(s, push))
+
+
+@options("setup_empire_city", "PlaceEmpireCity")
+@options("emperor_place_city", "PlaceEmpireCity")
+def _opt_empire_city(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for e in free_city_electorates(s):
+        yield ("PlaceEmpireCity", _ekey(s, e))
+
+
+@options("setup_elector", "PlacePiece")
+def _opt_setup_elector(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for e in open_electorates(s):
+        if s.board[s.layout.electorates[e].elector] is None:
+            yield ("PlacePiece", _ekey(s, e), "elector", None)
+
+
+@options("setup_aristocrat", "PlacePiece")
+def _opt_setup_aristocrat(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for e in open_electorates(s):
+        if first_free(s, s.layout.electorates[e].aristocrats) is not None:
+            yield ("PlacePiece", _ekey(s, e), "aristocrat", None)
+
+
+@options("setup_knight", "PlacePiece")
+def _opt_setup_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for kind, e in _free_knight_spaces(s):
+        yield ("PlacePiece", _ekey(s, e), kind, None)
+
+
+def _free_knight_spaces(s: GameState) -> Iterator[tuple[str, int]]:
+    for e in open_electorates(s):
+        info = s.layout.electorates[e]
+        if first_free(s, info.aristocrats) is not None:
+            yield ARISTOCRAT, e
+        if first_free(s, info.castles) is not None:
+            yield CASTLE, e
+
+
+@options("replace_emperor", "ChooseAristocrat")
+def _opt_replace_emperor(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for i in throne_candidates(s, seat, include_eminence=False):
+        yield ("ChooseAristocrat", _sid(s, i))
+
+
+@options("choose_throne", "ChooseAristocrat")
+def _opt_choose_throne(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for i in throne_candidates(s, seat, include_eminence=True):
+        yield ("ChooseAristocrat", _sid(s, i))
+
+
+@options("choose_elector", "ChooseAristocrat")
+def _opt_choose_elector(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for i in elector_candidates(s, seat, _eidx(p.electorate)):  # type: ignore[arg-type]
+        yield ("ChooseAristocrat", _sid(s, i))
+
+
+@options("place_son", "PlacePiece")
+@options("place_dethroned", "PlacePiece")
+def _opt_place_anywhere(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield from _placements(s, open_electorates(s))
+
+
+@options("place_displaced", "PlacePiece")
+def _opt_place_displaced(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield from _placements(s, [_eidx(p.electorate)])  # type: ignore[arg-type]
+
+
+@options("daughter", "OfferDaughter")
+def _opt_offer(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for i in marriageable_barons(s, seat):
+        yield ("OfferDaughter", _sid(s, i))
+
+
+@options("daughter", "SendDaughterToConvent")
+def _opt_convent(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield ("SendDaughterToConvent",)
+
+
+@options("marriage_answer", "AnswerMarriage")
+def _opt_answer(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield ("AnswerMarriage", True)
+    yield ("AnswerMarriage", False)
+
+
+@options("gray_eminence", "PlacePiece")
+def _opt_gray_eminence(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for e in open_electorates(s):
+        if s.board[s.layout.electorates[e].eminence] is None:
+            yield ("PlacePiece", _ekey(s, e), "eminence", None)
+
+
+@options("gray_eminence", "Decline")
+def _opt_decline(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield ("Decline",)
+
+
+@options("break_tie", "BreakTie")
+def _opt_break_tie(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for w in p.tied:
+        yield ("BreakTie", w)
+
+
+@options("aim_church_influence", "AimChurchInfluence")
+def _opt_aim_church(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for e in open_electorates(s):
+        if s.layout.electorates[e].spiritual:
+            yield ("AimChurchInfluence", _ekey(s, e))
+
+
+@options("aim_excommunication", "AimExcommunication")
+def _opt_aim_excom(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for e in open_electorates(s):
+        if not s.layout.electorates[e].spiritual:
+            yield ("AimExcommunication", _ekey(s, e))
+
+
+@options("vote", "CastVote")
+def _opt_vote(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield ("CastVote", "emperor")
+    yield ("CastVote", "rival")
+
+
+@options("emperor_move_city", "MoveEmpireCity")
+def _opt_move_city(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for i in empire_city_spaces(s):
+        for e in flow.movable_empire_city_targets(s, i):
+            yield ("MoveEmpireCity", _sid(s, i), _ekey(s, e))
+
+
+# --- phase IV -----------------------------------------------------------------------------------------------
+def _modes(s: GameState, seat: int, card: str, cost: int) -> list[bool]:
+    """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True)
+    [P2, P6]."""
+    if s.thalers[seat] < cost:
+        return []
+    if stack_available(s, card):
+        return [False]
+    if card in TRIER_CARDS and holds_privilege(s, seat, TRIER):
+        return [True]
+    return []
+
+
+def _action(command_type: str) -> Callable[[OptionsFn], OptionsFn]:
+    return options("actions", command_type)
+
+
+@_action("Pass")
+def _opt_pass(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    yield ("Pass",)
+
+
+@_action("PlaceKnight")
+def _opt_place_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if s.knights_in_supply[seat] > 0 and s.thalers[seat] >= s.layout.constants["knight_cost"]:
+        for kind, e in _free_knight_spaces(s):
+            yield ("PlaceKnight", _ekey(s, e), kind)
+
+
+@_action("MoveKnight")
+def _opt_move_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if s.thalers[seat] < s.layout.constants["knight_cost"]:
+        return
+    free = list(_free_knight_spaces(s))
+    for src in knights_of(s, seat):
+        origin = s.layout.spaces[src]
+        for kind, e in free:
+            if (kind, e) != (origin.kind, origin.electorate):  # X2
+                yield ("MoveKnight", _sid(s, src), _ekey(s, e), kind)
+
+
+@_action("BuyDoctor")
+def _opt_doctor(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for trier in _modes(s, seat, "doctor", s.layout.cards["doctor"].cost):
+        for i in doctor_targets(s, seat):
+            yield ("BuyDoctor", _sid(s, i), trier)
+
+
+@_action("BuyMove")
+def _opt_move(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    modes = _modes(s, seat, "move", s.layout.cards["move"].cost)
+    if not modes:
+        return
+    sources = list(tiles_of(s, seat, (ARISTOCRAT,)))
+    for e in open_electorates(s):
+        pushes = push_options(s, e)
+        for src in sources:
+            if s.layout.spaces[src].electorate == e:
+                continue
+            for push in pushes:
+                for trier in modes:
+                    yield ("BuyMove", _sid(s, src), _ekey(s, e), _sid(s, push), trier)
+
+
+def _simple_card(command_type: str, card: str) -> None:
+    @_action(command_type)
+    def _opt(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+        if s.thalers[seat] >= s.layout.cards[card].cost and stack_available(s, card):
+            yield (command_type,)
+
+
+_simple_card("BuyPope", "pope")
+_simple_card("BuyChurchInfluence", "church_influence")
+_simple_card("BuyExcommunication", "excommunication")
+
+
+@_action("BuyIndulgence")
+def _opt_indulgence(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for trier in _modes(s, seat, "indulgence", s.layout.cards["indulgence"].cost):
+        yield ("BuyIndulgence", trier)
+
+
+def permit_cost(s: GameState, couple: bool) -> int:
+    """A Permit costs 3 for a Baron, 5 for a Couple [P5]."""
+    return s.layout.constants["permit_couple_cost"] if couple else s.layout.cards["permit"].cost
+
+
+@_action("BuyPermit")
+def _opt_permit(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if s.tiles_in_supply[seat] == 0:
+        return
+    for couple in (False, True):
+        modes = _modes(s, seat, "permit", permit_cost(s, couple))
+        for e in open_electorates(s) if modes else ():
+            for push in push_options(s, e):
+                for trier in modes:
+                    yield ("BuyPermit", couple, _ekey(s, e), _sid(s, push), trier)
+
+
+@_action("BuyOrdinance")
+def _opt_ordinance(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if s.cities_in_supply[seat] == 0:
+        return
+    for trier in _modes(s, seat, "ordinance", s.layout.cards["ordinance"].cost):
+        for e in free_city_electorates(s):
+            yield ("BuyOrdinance", _ekey(s, e), trier)
+
+
+@_action("BuyPromotion")
+def _opt_promotion(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if s.tiles_in_supply[seat] == 0:
+        return
+    for trier in _modes(s, seat, "promotion", s.layout.cards["promotion"].cost):
+        for i in knights_of(s, seat, (ARISTOCRAT,)):
+            yield ("BuyPromotion", _sid(s, i), trier)
+
+
+@_action("BuyForeignKingsDaughter")
+def _opt_fkd(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    for trier in _modes(s, seat, "foreign_kings_daughter", s.layout.cards["foreign_kings_daughter"].cost):
+        for i in own_barons_for_marriage(s, seat):
+            yield ("BuyForeignKingsDaughter", _sid(s, i), trier)
+
+
+@_action("BuyRival")
+def _opt_rival(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if seat != s.emperor and stack_available(s, "rival") and s.thalers[seat] >= s.layout.cards["rival"].cost:
+        yield ("BuyRival",)
+
+
+@_action("BuyCardWithoutEffect")
+def _opt_without_effect(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if s.n != 2:
+        return
+    for card in CARDS_WITHOUT_EFFECT:
+        if stack_available(s, card) and s.thalers[seat] >= s.layout.cards[card].cost:
+            yield ("BuyCardWithoutEffect", card)
+
+
+@_action("TakeGrayEminence")
+def _opt_gray(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if holds_privilege(s, seat, BRANDENBURG) and stack_available(s, "gray_eminence"):
+        yield ("TakeGrayEminence",)
+
+
+@_action("UseKoelnPrivilege")
+def _opt_koeln(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if holds_privilege(s, seat, KOELN):
+        for i in doctor_targets(s, seat):
+            yield ("UseKoelnPrivilege", _sid(s, i))
+
+
+@_action("UsePalatinatePrivilege")
+def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    if holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0:
+        for e in open_electorates(s):
+            for push in push_options(s, e):
+                yield ("UsePalatinatePrivilege", _ekey(s, e), _sid(s, push))
+
+
+def legal_keys(s: GameState, seat: int) -> list[Key]:
+    """Every legal key of ``seat`` now."""
+    p = s.pending
+    if p is None or seat not in awaited(s):
+        return []
+    return [k for fn in OPTIONS[p.decision].values() for k in fn(s, seat, p)]
+
+
+def awaited(s: GameState) -> tuple[int, ...]:
+    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
+    p = s.pending
+    if p is None:
+        return ()
+    if p.decision == "vote":
+        return tuple(seat for seat in p.seats if s.votes[seat] is None)
+    return p.seats
+
+
+# =============================================================================================================
+# Effects: what an accepted command does, then where the flow goes
+# =============================================================================================================
+ApplyFn = Callable[[Tx, Any, ev.Prompt], None]
+APPLY: dict[tuple[str, str], ApplyFn] = {}
+
+
+def applies(decision: str, command_type: str) -> Callable[[ApplyFn], ApplyFn]:
+    def register(fn: ApplyFn) -> ApplyFn:
+        APPLY[(decision, command_type)] = fn
+        return fn
+
+    return register
+
+
+def _target_of(s: GameState, electorate: str, push: str | None) -> tuple[int, int | None]:
+    push_i = _space(s, push)
+    target = placement_target(s, _eidx(electorate), push_i)
+    assert target is not None
+    return target, push_i
+
+
+@applies("setup_empire_city", "PlaceEmpireCity")
+def _setup_city(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    _place_empire_city(tx, c, ("S1",))
+    flow.setup_next(tx, 0)
+
+
+@applies("emperor_place_city", "PlaceEmpireCity")
+def _emperor_city(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    _place_empire_city(tx, c, ("R1",))
+    flow.end_round(tx)
+
+
+def _place_empire_city(tx: Tx, c: Any, rulings: tuple[str, ...]) -> None:
+    space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
+    tx.emit(ev.EmpireCityPlaced(seat=c.seat, space=tx.sid(space), rulings=(*rulings, "X1")))  # type: ignore[arg-type]
+
+
+@applies("emperor_move_city", "MoveEmpireCity")
+def _move_city(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
+    tx.emit(ev.EmpireCityMoved(seat=c.seat, from_space=c.from_space, to_space=tx.sid(space),  # type: ignore[arg-type]
+                               rulings=("R1", "X3")))
+    flow.end_round(tx)
+
+
+@applies("setup_elector", "PlacePiece")
+@applies("setup_aristocrat", "PlacePiece")
+@applies("setup_knight", "PlacePiece")
+def _setup_piece(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    s = tx.state
+    info = s.layout.electorates[_eidx(c.electorate)]
+    if p.decision == "setup_elector":
+        tx.emit(ev.AristocratPlaced(owner=c.seat, space=tx.sid(info.elector), couple=False, age=45,
+                                    reason="setup", rulings=("S2", "S3")))
+    elif p.decision == "setup_aristocrat":
+        space = first_free(s, info.aristocrats)
+        tx.emit(ev.AristocratPlaced(owner=c.seat, space=tx.sid(space), couple=bool(p.couple), age=p.age or 15,  # type: ignore[arg-type]
+                                    reason="setup", rulings=("S2", "X1")))
+    else:
+        space = first_free(s, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
+        tx.emit(ev.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("S2", "X1")))  # type: ignore[arg-type]
+    flow.setup_next(tx, (p.step or 0) + 1)
+
+
+@applies("replace_emperor", "ChooseAristocrat")
+def _replace_emperor(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    flow.put_on_throne(tx, c.seat, _space(tx.state, c.space), ("A2",), "emperor_replaced")
+    if p.after == "phase_iii":
+        flow.begin_phase(tx, tx.state.round, 3)
+    else:
+        flow.next_turn(tx)
+
+
+@applies("place_son", "PlacePiece")
+def _son(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    target, push = _target_of(tx.state, c.electorate, c.push)
+    place_from_supply(tx, c.seat, target, push, False, 15, "son", ("D2", "X1"))
+    flow.descendants_next(tx, (p.step or 0) + 1)
+
+
+@applies("daughter", "OfferDaughter")
+def _offer(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    owner = tx.state.board[_space(tx.state, c.space)].owner  # type: ignore[index,union-attr]
+    tx.emit(ev.DaughterOffered(seat=c.seat, to_seat=owner, space=c.space, rulings=("D3",)))
+    request(tx, "marriage_answer", (owner,), ("D3",), offer_from=c.seat, space=c.space, step=p.step)
+
+
+@applies("daughter", "SendDaughterToConvent")
+def _convent(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    flow.convent(tx, c.seat, ("D3",))
+    flow.descendants_next(tx, (p.step or 0) + 1)
+
+
+@applies("marriage_answer", "AnswerMarriage")
+def _answer(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    offer_from = p.offer_from
+    assert offer_from is not None and p.space is not None
+    tx.emit(ev.MarriageAnswered(seat=c.seat, offer_from=offer_from, space=p.space, accepted=c.accept,
+                                rulings=("D3",)))
+    if c.accept:
+        tx.emit(ev.AristocratMarried(owner=c.seat, space=p.space, reason="marriage", rulings=("D3",)))
+        score(tx, offer_from, 1, "daughter married", ("D3",))
+    else:
+        flow.convent(tx, offer_from, ("D3",))
+    flow.descendants_next(tx, (p.step or 0) + 1)
+
+
+@applies("gray_eminence", "PlacePiece")
+def _gray_place(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    slot = tx.state.layout.electorates[_eidx(c.electorate)].eminence
+    place_from_supply(tx, c.seat, slot, None, False, 45, "gray_eminence", ("P8",))
+    flow.electorates_from(tx, 0)
+
+
+@applies("gray_eminence", "Decline")
+def _gray_decline(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    flow.electorates_from(tx, 0)
+
+
+@applies("break_tie", "BreakTie")
+def _break_tie(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    e = p.step or 0
+    if not flow.resolve_winner(tx, e, c.winner, c.seat):
+        flow.electorates_from(tx, e + 1)
+
+
+@applies("choose_elector", "ChooseAristocrat")
+def _choose_elector(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    e = p.step or 0
+    flow.seat_elector(tx, e, _space(tx.state, c.space))  # type: ignore[arg-type]
+    if not flow.settle_displaced(tx, e):
+        flow.electorates_from(tx, e + 1)
+
+
+@applies("place_displaced", "PlacePiece")
+def _displaced(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    e = p.step or 0
+    flow.place_aside(tx, e, _space(tx.state, c.push), True, ("V4", "D2", "X6"))
+    flow.finish_electorate(tx, e)
+    flow.electorates_from(tx, e + 1)
+
+
+@applies("aim_church_influence", "AimChurchInfluence")
+@applies("aim_excommunication", "AimExcommunication")
+def _aim(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    card = "church_influence" if c.type == "AimChurchInfluence" else "excommunication"
+    tx.emit(ev.CardAimed(seat=c.seat, card=card, electorate=c.electorate, rulings=("E1", "X8")))
+    flow.aims_next(tx)
+
+
+@applies("vote", "CastVote")
+def _vote(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    tx.emit(ev.VoteSealed(seat=c.seat, candidate=c.candidate, rulings=("E2",)))
+    if not awaited(tx.state):
+        flow.reveal_votes(tx)
+
+
+@applies("choose_throne", "ChooseAristocrat")
+def _choose_throne(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    flow.put_on_throne(tx, c.seat, _space(tx.state, c.space), ("E4",), "new_emperor")
+    flow.settle_dethroned(tx)
+
+
+@applies("place_dethroned", "PlacePiece")
+def _dethroned(tx: Tx, c: Any, p: ev.Prompt) -> None:
+    flow.place_aside(tx, _eidx(c.electorate), _space(tx.state, c.push), True, ("E4", "D2"))
+    flow.begin_phase(tx, tx.state.round, 7)
+
+
+# --- phase IV -----------------------------------------------------------------------------------------------
+def _turn(command_type: str) -> Callable[[Callable[[Tx, Any], bool | None]], Callable[[Tx, Any], bool | None]]:
+    """Register a phase IV action; after it, the next player's turn unless the action asked for a decision."""
+
+    def register(fn: Callable[[Tx, Any], bool | None]) -> Callable[[Tx, Any], bool | None]:
+        def apply(tx: Tx, c: Any, p: ev.Prompt) -> None:
+            if not fn(tx, c):
+                flow.next_turn(tx)
+
+        APPLY[("actions", command_type)] = apply
+        return fn
+
+    return register
+
+
+def _take_card(tx: Tx, seat: int, card: str, cost: int, trier: bool, rulings: tuple[str, ...]) -> None:
+    tx.emit(ev.CardTaken(seat=seat, card=card, cost=cost, via_trier=trier, rulings=rulings))
+    pay(tx, seat, cost, card, rulings)
+    if trier:
+        tx.emit(ev.PrivilegeUsed(seat=seat, electorate="trier", rulings=("P6", "P7")))
+
+
+@_turn("Pass")
+def _pass(tx: Tx, c: Any) -> None:
+    tx.emit(ev.Passed(seat=c.seat, rulings=("P1",)))
+
+
+@_turn("PlaceKnight")
+def _place_knight(tx: Tx, c: Any) -> None:
+    info = tx.state.layout.electorates[_eidx(c.electorate)]
+    space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
+    pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
+    tx.emit(ev.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("P1", "X1")))  # type: ignore[arg-type]
+
+
+@_turn("MoveKnight")
+def _move_knight(tx: Tx, c: Any) -> None:
+    info = tx.state.layout.electorates[_eidx(c.electorate)]
+    space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
+    pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
+    tx.emit(ev.KnightMoved(owner=c.seat, from_space=c.from_space, to_space=tx.sid(space),  # type: ignore[arg-type]
+                           rulings=("P1", "X1", "X2")))
+
+
+def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str, ...]) -> bool:
+    """One step younger for an own tile, one step older for an opponent's; past 45 it dies; a dead Emperor
+    is replaced at once [P3, A2, A3, X10, X11]. True when that replacement waits for a decision."""
+    tile = tx.state.board[target]
+    assert isinstance(tile, Tile)
+    if tile.owner == seat:
+        tx.emit(ev.AristocratAgeChanged(owner=seat, space=tx.sid(target), age_before=tile.age,
+                                        age_after=tile.age - 10, by=seat, cause=cause, rulings=rulings))  # type: ignore[arg-type]
+        return False
+    if tile.age < 45:
+        tx.emit(ev.AristocratAgeChanged(owner=tile.owner, space=tx.sid(target), age_before=tile.age,
+                                        age_after=tile.age + 10, by=seat, cause=cause, rulings=rulings))  # type: ignore[arg-type]
+        return False
+    kill(tx, target, cause, (*rulings, "A3"))
+    if target == tx.state.layout.throne:
+        return flow.fill_empty_throne(tx, after="actions")
+    return False
+
+
+@_turn("BuyDoctor")
+def _doctor(tx: Tx, c: Any) -> bool:
+    _take_card(tx, c.seat, "doctor", tx.state.layout.cards["doctor"].cost, c.trier, ("P2", "P3"))
+    return doctor_effect(tx, c.seat, _space(tx.state, c.target), "doctor", ("P3",))  # type: ignore[arg-type]
+
+
+@_turn("BuyMove")
+def _move(tx: Tx, c: Any) -> None:
+    _take_card(tx, c.seat, "move", tx.state.layout.cards["move"].cost, c.trier, ("P2", "P4"))
+    target, push = _target_of(tx.state, c.electorate, c.push)
+    move_tile(tx, _space(tx.state, c.source), target, push, "move_card", ("P4", "D2", "X1"))  # type: ignore[arg-type]
+
+
+def _simple_apply(command_type: str, card: str, rulings: tuple[str, ...]) -> None:
+    @_turn(command_type)
+    def _apply(tx: Tx, c: Any) -> None:
+        _take_card(tx, c.seat, card, tx.state.layout.cards[card].cost, False, rulings)
+
+
+_simple_apply("BuyPope", "pope", ("P2", "E1"))
+_simple_apply("BuyChurchInfluence", "church_influence", ("P2", "E1"))
+_simple_apply("BuyExcommunication", "excommunication", ("P2", "E1"))
+
+
+@_turn("BuyIndulgence")
+def _indulgence(tx: Tx, c: Any) -> None:
+    _take_card(tx, c.seat, "indulgence", tx.state.layout.cards["indulgence"].cost, c.trier, ("P2", "P5"))
+    score(tx, c.seat, 1, "indulgence", ("P5",))
+
+
+@_turn("BuyPermit")
+def _permit(tx: Tx, c: Any) -> None:
+    _take_card(tx, c.seat, "permit", permit_cost(tx.state, c.couple), c.trier, ("P2", "P5"))
+    target, push = _target_of(tx.state, c.electorate, c.push)
+    place_from_supply(tx, c.seat, target, push, c.couple, 15, "permit", ("P5", "D2", "X1"))
+
+
+@_turn("BuyOrdinance")
+def _ordinance(tx: Tx, c: Any) -> None:
+    s = tx.state
+    _take_card(tx, c.seat, "ordinance", s.layout.cards["ordinance"].cost, c.trier, ("P2", "P5"))
+    space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
+    tx.emit(ev.CityPlaced(owner=c.seat, space=tx.sid(space), rulings=("P5", "X1")))  # type: ignore[arg-type]
+    placed = sum(1 for piece in tx.state.board if isinstance(piece, City) and piece.owner == c.seat)
+    score(tx, c.seat, 2 if placed == 3 else 1, f"city number {placed}", ("P5",))
+
+
+@_turn("BuyPromotion")
+def _promotion(tx: Tx, c: Any) -> None:
+    _take_card(tx, c.seat, "promotion", tx.state.layout.cards["promotion"].cost, c.trier, ("P2", "P5"))
+    tx.emit(ev.KnightPromoted(owner=c.seat, space=c.knight, rulings=("P5",)))
+
+
+@_turn("BuyForeignKingsDaughter")
+def _fkd(tx: Tx, c: Any) -> None:
+    cost = tx.state.layout.cards["foreign_kings_daughter"].cost
+    _take_card(tx, c.seat, "foreign_kings_daughter", cost, c.trier, ("P2", "P5"))
+    tx.emit(ev.AristocratMarried(owner=c.seat, space=c.baron, reason="foreign_kings_daughter", rulings=("P5",)))
+
+
+@_turn("BuyRival")
+def _rival(tx: Tx, c: Any) -> None:
+    _take_card(tx, c.seat, "rival", tx.state.layout.cards["rival"].cost, False, ("P1", "X12"))
+    tx.emit(ev.Passed(seat=c.seat, reason="rival", rulings=("P1",)))
+
+
+@_turn("BuyCardWithoutEffect")
+def _without_effect(tx: Tx, c: Any) -> None:
+    cost = tx.state.layout.cards[c.card].cost
+    tx.emit(ev.CardTaken(seat=c.seat, card=c.card, cost=cost, without_effect=True, rulings=("P2", "X9")))
+    pay(tx, c.seat, cost, c.card, ("P2", "X9"))
+
+
+@_turn("TakeGrayEminence")
+def _gray(tx: Tx, c: Any) -> None:
+    tx.emit(ev.PrivilegeUsed(seat=c.seat, electorate="brandenburg", rulings=("P7", "P8")))
+    tx.emit(ev.CardTaken(seat=c.seat, card="gray_eminence", cost=0, rulings=("P8",)))
+
+
+@_turn("UseKoelnPrivilege")
+def _koeln(tx: Tx, c: Any) -> bool:
+    tx.emit(ev.PrivilegeUsed(seat=c.seat, electorate="koeln", rulings=("P3", "P7")))
+    return doctor_effect(tx, c.seat, _space(tx.state, c.target), "koeln", ("P3",))  # type: ignore[arg-type]
+
+
+@_turn("UsePalatinatePrivilege")
+def _palatinate(tx: Tx, c: Any) -> None:
+    tx.emit(ev.PrivilegeUsed(seat=c.seat, electorate="palatinate", rulings=("P7",)))
+    target, push = _target_of(tx.state, c.electorate, c.push)
+    place_from_supply(tx, c.seat, target, push, False, 15, "palatinate", ("P7", "D2", "X1"))
+
+
+missing = {(d, t) for d, fns in OPTIONS.items() for t in fns} - set(APPLY)
+assert not missing, f"options without effects: {missing}"
+__all__ = ["EMINENCE", "key_of"]

@@ -1,0 +1,70 @@
+"""decide(state, command): the events a command causes, or a typed rejection."""
+
+from __future__ import annotations
+
+from events.base import Command, Event, Rejection
+from services.rules.shadow import actions
+from services.rules.shadow.actions import OPTIONS, awaited, key_of
+from services.rules.shadow.effects import Tx
+from services.rules.shadow.explain import explain
+from services.rules.shadow.state import GameState
+
+
+def reject(code: str, message: str, *rulings: str) -> Rejection:
+    """A typed rejection."""
+    return Rejection(code=code, message=message, rulings=tuple(rulings))
+
+
+def decide(state: GameState | None, command: Command) -> list[Event] | Rejection:
+    """Validate ``command`` against the decision the game waits for and return its events."""
+    if state is None:
+        return reject("no_game", "There is no game yet.")
+    if state.over:
+        return reject("game_over", "The game is over.", "G3")
+    seat = command.seat
+    if not 0 <= seat < state.n:
+        return reject("unknown_seat", f"Seat {seat} does not exist in a {state.n}-player game.")
+    prompt = state.pending
+    assert prompt is not None
+    waiting = awaited(state)
+    if seat not in waiting:
+        if prompt.decision == "vote" and seat in prompt.seats:
+            return reject("already_voted", "You have already sealed your vote.", "E2")
+        names = ", ".join(state.players[s] for s in waiting)
+        return reject("not_your_turn", f"The game is waiting for {names}, not for seat {seat}.", "G1")
+    by_type = OPTIONS[prompt.decision]
+    command_type = command.type  # type: ignore[attr-defined]
+    if command_type not in by_type:
+        expected = ", ".join(sorted(by_type))
+        return reject("wrong_decision",
+                      f"The game waits for '{prompt.decision}'; {command_type} is not possible now "
+                      f"(expected one of: {expected}).")
+    key = key_of(command)
+    if key not in set(by_type[command_type](state, seat, prompt)):
+        code, message, rulings = explain(state, command, prompt)
+        return reject(code, message, *rulings)
+    tx = Tx(state)
+    actions.APPLY[(prompt.decision, command_type)](tx, command, prompt)
+    return tx.events
+
+
+def execute(state: GameState, command: Command) -> tuple[list[Event], GameState] | Rejection:
+    """decide and fold in one pass (the state after the events is computed while deciding)."""
+    if state is None or state.over or state.pending is None:
+        result = decide(state, command)
+        assert isinstance(result, Rejection)
+        return result
+    prompt = state.pending
+    by_type = OPTIONS[prompt.decision]
+    command_type = command.type  # type: ignore[attr-defined]
+    if (
+        command.seat in awaited(state)
+        and command_type in by_type
+        and key_of(command) in set(by_type[command_type](state, command.seat, prompt))
+    ):
+        tx = Tx(state)
+        actions.APPLY[(prompt.decision, command_type)](tx, command, prompt)
+        return tx.events, tx.state
+    result = decide(state, command)
+    assert isinstance(result, Rejection)
+    return result
