@@ -1,0 +1,85 @@
+"""Given/when/then helpers for rules scenarios.
+
+Given: a list of events folded from nothing (a real game start plus arranged facts: evolve is mechanical, so
+any position can be arranged with events such as AristocratPlaced, ThalersChanged, PhaseStarted and
+DecisionRequested). When: one command. Then: the events it causes, or its rejection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from events.base import Command, Event, Rejection
+from events.shadow import commands as cmd
+from events.shadow import events as ev
+from services.rules.decider import fold
+from services.rules.shadow.game import ShadowDecider
+from services.rules.shadow.state import GameState
+
+DECIDER = ShadowDecider()
+NAMES = ("Red", "Green", "Blue", "Yellow")
+
+
+def start(players: int = 4, settings: dict[str, Any] | None = None, seed: int = 0) -> list[Event]:
+    """The opening events of a new game."""
+    return DECIDER.start(NAMES[:players], settings or {}, seed)
+
+
+def given(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Fold events (from nothing, or on top of ``state``)."""
+    return fold(DECIDER, list(events), state)
+
+
+def when(state: GameState, command: Command) -> list[Event] | Rejection:
+    """Decide one command."""
+    return DECIDER.decide(state, command)
+
+
+def accepted(state: GameState, command: Command) -> tuple[list[Event], GameState]:
+    """Decide a command that must be accepted; return its events and the state after them."""
+    result = DECIDER.decide(state, command)
+    assert not isinstance(result, Rejection), f"{command} was rejected: {result}"
+    return result, given(result, state)
+
+
+def rejected(state: GameState, command: Command, code: str | None = None) -> Rejection:
+    """Decide a command that must be rejected (with ``code`` if given)."""
+    result = DECIDER.decide(state, command)
+    assert isinstance(result, Rejection), f"{command} was accepted: {result}"
+    if code is not None:
+        assert result.code == code, f"expected {code}, got {result.code}: {result.message}"
+    return result
+
+
+def of_type(events: Sequence[Event], kind: type[Event]) -> list[Any]:
+    """The events of one type."""
+    return [e for e in events if isinstance(e, kind)]
+
+
+def types(events: Sequence[Event]) -> list[str]:
+    """The type names of events, in order."""
+    return [e.type for e in events]  # type: ignore[attr-defined]
+
+
+def prompt(state: GameState) -> ev.Prompt:
+    """The decision the game waits for."""
+    assert state.pending is not None
+    return state.pending
+
+
+def first_legal_setup(players: int = 4, settings: dict[str, Any] | None = None, seed: int = 0) -> GameState:
+    """A started game whose setup was answered with each seat's first legal command: round 1, phase IV."""
+    state = given(start(players, settings, seed))
+    while state.phase == 0:
+        seat = DECIDER.awaited(state)[0]
+        _, state = accepted(state, DECIDER.legal_commands(state, seat)[0])
+    return state
+
+
+def request(decision: str, *seats: int, **context: Any) -> ev.DecisionRequested:
+    """An arranged DecisionRequested event."""
+    return ev.DecisionRequested(prompt=ev.Prompt(decision=decision, seats=seats, **context))
+
+
+__all__ = ["cmd", "ev"]
