@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from events.base import Event
@@ -26,7 +25,7 @@ def _on(event_type: type[Event]) -> Callable[[Callable[[Any, Any], GameState]], 
 def evolve(state: GameState | None, event: Event) -> GameState:
     """The state after ``event``. ``state`` is None only before GameStarted."""
     new = _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
-    return replace(new, version=new.version + 1)
+    return new._replace(version=new.version + 1)
 
 
 def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -73,46 +72,46 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
 
 @_on(ev.ElectoratesClosed)
 def _closed(s: GameState, e: ev.ElectoratesClosed) -> GameState:
-    return replace(s, closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
+    return s._replace(closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
 
 
 @_on(ev.DecisionRequested)
 def _requested(s: GameState, e: ev.DecisionRequested) -> GameState:
     turn = e.prompt.seats[0] if e.prompt.decision == "actions" else s.turn
-    return replace(s, pending=e.prompt, turn=turn)
+    return s._replace(pending=e.prompt, turn=turn)
 
 
 @_on(ev.PhaseStarted)
 def _phase(s: GameState, e: ev.PhaseStarted) -> GameState:
     if e.phase == 1:  # a new round: electors come back from the privilege spaces
-        return replace(s, round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
+        return s._replace(round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
     if e.phase == 4:
-        return replace(s, round=e.round, phase=4, passed=frozenset(), rival=None, aims=(),
+        return s._replace(round=e.round, phase=4, passed=frozenset(), rival=None, aims=(),
                        votes=(None,) * s.n, pending=None, turn=None)
-    return replace(s, round=e.round, phase=e.phase, pending=None)
+    return s._replace(round=e.round, phase=e.phase, pending=None)
 
 
 @_on(ev.GameEnded)
 def _ended(s: GameState, e: ev.GameEnded) -> GameState:
-    return replace(s, winners=tuple(e.winners), pending=None)
+    return s._replace(winners=tuple(e.winners), pending=None)
 
 
 # --- pieces -----------------------------------------------------------------------------------------------
 @_on(ev.EmpireCityPlaced)
 def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, e.space), City(EMPIRE)),
+    return s._replace(board=_put(s.board, _idx(s, e.space), City(EMPIRE)),
                    empire_cities_in_supply=s.empire_cities_in_supply - 1)
 
 
 @_on(ev.EmpireCityMoved)
 def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> GameState:
     board = _put(s.board, _idx(s, e.from_space), None)
-    return replace(s, board=_put(board, _idx(s, e.to_space), City(EMPIRE)))
+    return s._replace(board=_put(board, _idx(s, e.to_space), City(EMPIRE)))
 
 
 @_on(ev.AristocratPlaced)
 def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
+    return s._replace(board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
                    tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1))
 
 
@@ -121,11 +120,11 @@ def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> GameState:
     src, dst = _idx(s, e.from_space), _idx(s, e.to_space)
     board = list(s.board)
     board[dst], board[src] = board[src], None
-    return replace(s, board=tuple(board))
+    return s._replace(board=tuple(board))
 
 
 def _to_supply(s: GameState, space: str, owner: int) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, space), None),
+    return s._replace(board=_put(s.board, _idx(s, space), None),
                    tiles_in_supply=_add(s.tiles_in_supply, owner, 1))
 
 
@@ -146,68 +145,68 @@ def _aged(s: GameState, e: ev.AristocratsAged) -> GameState:
         i = _idx(s, space)
         t = board[i]
         board[i] = Tile(t.owner, t.couple, t.age + 10)  # type: ignore[union-attr]
-    return replace(s, board=tuple(board))
+    return s._replace(board=tuple(board))
 
 
 @_on(ev.AristocratAgeChanged)
 def _age_changed(s: GameState, e: ev.AristocratAgeChanged) -> GameState:
     i = _idx(s, e.space)
     t = s.board[i]
-    return replace(s, board=_put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
+    return s._replace(board=_put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
 
 
 @_on(ev.AristocratMarried)
 def _married(s: GameState, e: ev.AristocratMarried) -> GameState:
     i = _idx(s, e.space)
     t = s.board[i]
-    return replace(s, board=_put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
+    return s._replace(board=_put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
 
 
 @_on(ev.KnightPlaced)
 def _knight_placed(s: GameState, e: ev.KnightPlaced) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, e.space), Knight(e.owner)),
+    return s._replace(board=_put(s.board, _idx(s, e.space), Knight(e.owner)),
                    knights_in_supply=_add(s.knights_in_supply, e.owner, -1))
 
 
 @_on(ev.KnightMoved)
 def _knight_moved(s: GameState, e: ev.KnightMoved) -> GameState:
     board = _put(s.board, _idx(s, e.from_space), None)
-    return replace(s, board=_put(board, _idx(s, e.to_space), Knight(e.owner)))
+    return s._replace(board=_put(board, _idx(s, e.to_space), Knight(e.owner)))
 
 
 @_on(ev.KnightPushed)
 def _knight_pushed(s: GameState, e: ev.KnightPushed) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, e.space), None),
+    return s._replace(board=_put(s.board, _idx(s, e.space), None),
                    knights_in_supply=_add(s.knights_in_supply, e.owner, 1))
 
 
 @_on(ev.KnightPromoted)
 def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
+    return s._replace(board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
                    knights_in_supply=_add(s.knights_in_supply, e.owner, 1),
                    tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1))
 
 
 @_on(ev.CityPlaced)
 def _city_placed(s: GameState, e: ev.CityPlaced) -> GameState:
-    return replace(s, board=_put(s.board, _idx(s, e.space), City(e.owner)),
+    return s._replace(board=_put(s.board, _idx(s, e.space), City(e.owner)),
                    cities_in_supply=_add(s.cities_in_supply, e.owner, -1))
 
 
 # --- thalers and points -------------------------------------------------------------------------------------
 @_on(ev.IncomeCollected)
 def _income(s: GameState, e: ev.IncomeCollected) -> GameState:
-    return replace(s, thalers=_set(s.thalers, e.seat, e.balance))
+    return s._replace(thalers=_set(s.thalers, e.seat, e.balance))
 
 
 @_on(ev.ThalersChanged)
 def _thalers(s: GameState, e: ev.ThalersChanged) -> GameState:
-    return replace(s, thalers=_set(s.thalers, e.seat, e.balance))
+    return s._replace(thalers=_set(s.thalers, e.seat, e.balance))
 
 
 @_on(ev.VictoryPointsScored)
 def _vp(s: GameState, e: ev.VictoryPointsScored) -> GameState:
-    return replace(s, vp=_set(s.vp, e.seat, e.total))
+    return s._replace(vp=_set(s.vp, e.seat, e.total))
 
 
 # --- phases III and IV --------------------------------------------------------------------------------------
@@ -223,7 +222,7 @@ for _informational in (ev.DescendantsCounted, ev.SonLost, ev.DaughterOffered, ev
 
 @_on(ev.CardsReturned)
 def _cards_returned(s: GameState, _: ev.CardsReturned) -> GameState:
-    return replace(s, play_areas=((),) * s.n)
+    return s._replace(play_areas=((),) * s.n)
 
 
 @_on(ev.CardTaken)
@@ -232,38 +231,38 @@ def _card_taken(s: GameState, e: ev.CardTaken) -> GameState:
         return s
     areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], e.card))
     rival = e.seat if e.card == "rival" else s.rival
-    return replace(s, play_areas=areas, rival=rival)
+    return s._replace(play_areas=areas, rival=rival)
 
 
 @_on(ev.PrivilegeUsed)
 def _privilege(s: GameState, e: ev.PrivilegeUsed) -> GameState:
-    return replace(s, privilege_used=_set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
+    return s._replace(privilege_used=_set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
 
 
 @_on(ev.Passed)
 def _passed(s: GameState, e: ev.Passed) -> GameState:
-    return replace(s, passed=s.passed | {e.seat})
+    return s._replace(passed=s.passed | {e.seat})
 
 
 # --- phase VI ---------------------------------------------------------------------------------------------
 @_on(ev.ElectionCalled)
 def _election(s: GameState, e: ev.ElectionCalled) -> GameState:
-    return replace(s, votes=(None,) * s.n)
+    return s._replace(votes=(None,) * s.n)
 
 
 @_on(ev.CardAimed)
 def _aimed(s: GameState, e: ev.CardAimed) -> GameState:
-    return replace(s, aims=(*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
+    return s._replace(aims=(*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
 
 
 @_on(ev.VoteSealed)
 def _sealed(s: GameState, e: ev.VoteSealed) -> GameState:
-    return replace(s, votes=_set(s.votes, e.seat, e.candidate))
+    return s._replace(votes=_set(s.votes, e.seat, e.candidate))
 
 
 @_on(ev.EmperorElected)
 def _elected(s: GameState, e: ev.EmperorElected) -> GameState:
-    return replace(s, emperor=e.seat)
+    return s._replace(emperor=e.seat)
 
 
 missing = set(ev.EVENT_TYPES) - set(_HANDLERS)
