@@ -11,11 +11,11 @@ from events.shadow.settings import ShadowSettings
 from services.rules.shadow.board import ELECTORATE_KEYS, layout_from_record
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
 
-_HANDLERS: dict[str, Callable[[Any, Any], GameState]] = {}
+_HANDLERS: dict[str, Callable[[Any, Any], Any]] = {}
 
 
-def _on(event_type: type[Event]) -> Callable[[Callable[[Any, Any], GameState]], Callable[[Any, Any], GameState]]:
-    def register(fn: Callable[[Any, Any], GameState]) -> Callable[[Any, Any], GameState]:
+def _on(event_type: type[Event]) -> Callable[[Callable[[Any, Any], Any]], Callable[[Any, Any], Any]]:
+    def register(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         _HANDLERS[event_type.model_fields["type"].default] = fn
         return fn
 
@@ -23,9 +23,13 @@ def _on(event_type: type[Event]) -> Callable[[Callable[[Any, Any], GameState]], 
 
 
 def evolve(state: GameState | None, event: Event) -> GameState:
-    """The state after ``event``. ``state`` is None only before GameStarted."""
-    new = _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
-    return new._replace(version=new.version + 1)
+    """The state after ``event``. ``state`` is None only before GameStarted.
+
+    Handlers return the changed fields only, so each event costs one ``_replace`` (the fold is hot)."""
+    changes = _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
+    if isinstance(changes, GameState):
+        return changes._replace(version=changes.version + 1)
+    return state._replace(version=state.version + 1, **changes)  # type: ignore[union-attr]
 
 
 def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -71,147 +75,147 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
 
 
 @_on(ev.ElectoratesClosed)
-def _closed(s: GameState, e: ev.ElectoratesClosed) -> GameState:
-    return s._replace(closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
+def _closed(s: GameState, e: ev.ElectoratesClosed) -> dict[str, Any]:
+    return dict(closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
 
 
 @_on(ev.DecisionRequested)
-def _requested(s: GameState, e: ev.DecisionRequested) -> GameState:
+def _requested(s: GameState, e: ev.DecisionRequested) -> dict[str, Any]:
     turn = e.prompt.seats[0] if e.prompt.decision == "actions" else s.turn
-    return s._replace(pending=e.prompt, turn=turn)
+    return dict(pending=e.prompt, turn=turn)
 
 
 @_on(ev.PhaseStarted)
-def _phase(s: GameState, e: ev.PhaseStarted) -> GameState:
+def _phase(s: GameState, e: ev.PhaseStarted) -> dict[str, Any]:
     if e.phase == 1:  # a new round: electors come back from the privilege spaces
-        return s._replace(round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
+        return dict(round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
     if e.phase == 4:
-        return s._replace(round=e.round, phase=4, passed=frozenset(), rival=None, aims=(),
+        return dict(round=e.round, phase=4, passed=frozenset(), rival=None, aims=(),
                        votes=(None,) * s.n, pending=None, turn=None)
-    return s._replace(round=e.round, phase=e.phase, pending=None)
+    return dict(round=e.round, phase=e.phase, pending=None)
 
 
 @_on(ev.GameEnded)
-def _ended(s: GameState, e: ev.GameEnded) -> GameState:
-    return s._replace(winners=tuple(e.winners), pending=None)
+def _ended(s: GameState, e: ev.GameEnded) -> dict[str, Any]:
+    return dict(winners=tuple(e.winners), pending=None)
 
 
 # --- pieces -----------------------------------------------------------------------------------------------
 @_on(ev.EmpireCityPlaced)
-def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, e.space), City(EMPIRE)),
+def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, e.space), City(EMPIRE)),
                    empire_cities_in_supply=s.empire_cities_in_supply - 1)
 
 
 @_on(ev.EmpireCityMoved)
-def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> GameState:
+def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> dict[str, Any]:
     board = _put(s.board, _idx(s, e.from_space), None)
-    return s._replace(board=_put(board, _idx(s, e.to_space), City(EMPIRE)))
+    return dict(board=_put(board, _idx(s, e.to_space), City(EMPIRE)))
 
 
 @_on(ev.AristocratPlaced)
-def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
+def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
                    tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1))
 
 
 @_on(ev.AristocratMoved)
-def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> GameState:
+def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> dict[str, Any]:
     src, dst = _idx(s, e.from_space), _idx(s, e.to_space)
     board = list(s.board)
     board[dst], board[src] = board[src], None
-    return s._replace(board=tuple(board))
+    return dict(board=tuple(board))
 
 
-def _to_supply(s: GameState, space: str, owner: int) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, space), None),
+def _to_supply(s: GameState, space: str, owner: int) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, space), None),
                    tiles_in_supply=_add(s.tiles_in_supply, owner, 1))
 
 
 @_on(ev.AristocratReturned)
-def _aristocrat_returned(s: GameState, e: ev.AristocratReturned) -> GameState:
+def _aristocrat_returned(s: GameState, e: ev.AristocratReturned) -> dict[str, Any]:
     return _to_supply(s, e.space, e.owner)
 
 
 @_on(ev.AristocratDied)
-def _aristocrat_died(s: GameState, e: ev.AristocratDied) -> GameState:
+def _aristocrat_died(s: GameState, e: ev.AristocratDied) -> dict[str, Any]:
     return _to_supply(s, e.space, e.owner)
 
 
 @_on(ev.AristocratsAged)
-def _aged(s: GameState, e: ev.AristocratsAged) -> GameState:
+def _aged(s: GameState, e: ev.AristocratsAged) -> dict[str, Any]:
     board = list(s.board)
     for space in e.spaces:
         i = _idx(s, space)
         t = board[i]
         board[i] = Tile(t.owner, t.couple, t.age + 10)  # type: ignore[union-attr]
-    return s._replace(board=tuple(board))
+    return dict(board=tuple(board))
 
 
 @_on(ev.AristocratAgeChanged)
-def _age_changed(s: GameState, e: ev.AristocratAgeChanged) -> GameState:
+def _age_changed(s: GameState, e: ev.AristocratAgeChanged) -> dict[str, Any]:
     i = _idx(s, e.space)
     t = s.board[i]
-    return s._replace(board=_put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
+    return dict(board=_put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
 
 
 @_on(ev.AristocratMarried)
-def _married(s: GameState, e: ev.AristocratMarried) -> GameState:
+def _married(s: GameState, e: ev.AristocratMarried) -> dict[str, Any]:
     i = _idx(s, e.space)
     t = s.board[i]
-    return s._replace(board=_put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
+    return dict(board=_put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
 
 
 @_on(ev.KnightPlaced)
-def _knight_placed(s: GameState, e: ev.KnightPlaced) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, e.space), Knight(e.owner)),
+def _knight_placed(s: GameState, e: ev.KnightPlaced) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, e.space), Knight(e.owner)),
                    knights_in_supply=_add(s.knights_in_supply, e.owner, -1))
 
 
 @_on(ev.KnightMoved)
-def _knight_moved(s: GameState, e: ev.KnightMoved) -> GameState:
+def _knight_moved(s: GameState, e: ev.KnightMoved) -> dict[str, Any]:
     board = _put(s.board, _idx(s, e.from_space), None)
-    return s._replace(board=_put(board, _idx(s, e.to_space), Knight(e.owner)))
+    return dict(board=_put(board, _idx(s, e.to_space), Knight(e.owner)))
 
 
 @_on(ev.KnightPushed)
-def _knight_pushed(s: GameState, e: ev.KnightPushed) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, e.space), None),
+def _knight_pushed(s: GameState, e: ev.KnightPushed) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, e.space), None),
                    knights_in_supply=_add(s.knights_in_supply, e.owner, 1))
 
 
 @_on(ev.KnightPromoted)
-def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
+def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
                    knights_in_supply=_add(s.knights_in_supply, e.owner, 1),
                    tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1))
 
 
 @_on(ev.CityPlaced)
-def _city_placed(s: GameState, e: ev.CityPlaced) -> GameState:
-    return s._replace(board=_put(s.board, _idx(s, e.space), City(e.owner)),
+def _city_placed(s: GameState, e: ev.CityPlaced) -> dict[str, Any]:
+    return dict(board=_put(s.board, _idx(s, e.space), City(e.owner)),
                    cities_in_supply=_add(s.cities_in_supply, e.owner, -1))
 
 
 # --- thalers and points -------------------------------------------------------------------------------------
 @_on(ev.IncomeCollected)
-def _income(s: GameState, e: ev.IncomeCollected) -> GameState:
-    return s._replace(thalers=_set(s.thalers, e.seat, e.balance))
+def _income(s: GameState, e: ev.IncomeCollected) -> dict[str, Any]:
+    return dict(thalers=_set(s.thalers, e.seat, e.balance))
 
 
 @_on(ev.ThalersChanged)
-def _thalers(s: GameState, e: ev.ThalersChanged) -> GameState:
-    return s._replace(thalers=_set(s.thalers, e.seat, e.balance))
+def _thalers(s: GameState, e: ev.ThalersChanged) -> dict[str, Any]:
+    return dict(thalers=_set(s.thalers, e.seat, e.balance))
 
 
 @_on(ev.VictoryPointsScored)
-def _vp(s: GameState, e: ev.VictoryPointsScored) -> GameState:
-    return s._replace(vp=_set(s.vp, e.seat, e.total))
+def _vp(s: GameState, e: ev.VictoryPointsScored) -> dict[str, Any]:
+    return dict(vp=_set(s.vp, e.seat, e.total))
 
 
 # --- phases III and IV --------------------------------------------------------------------------------------
-def _unchanged(s: GameState, _: Event) -> GameState:
-    return s
+def _unchanged(s: GameState, _: Event) -> dict[str, Any]:
+    return {}
 
 
 for _informational in (ev.DescendantsCounted, ev.SonLost, ev.DaughterOffered, ev.MarriageAnswered,
@@ -221,48 +225,48 @@ for _informational in (ev.DescendantsCounted, ev.SonLost, ev.DaughterOffered, ev
 
 
 @_on(ev.CardsReturned)
-def _cards_returned(s: GameState, _: ev.CardsReturned) -> GameState:
-    return s._replace(play_areas=((),) * s.n)
+def _cards_returned(s: GameState, _: ev.CardsReturned) -> dict[str, Any]:
+    return dict(play_areas=((),) * s.n)
 
 
 @_on(ev.CardTaken)
-def _card_taken(s: GameState, e: ev.CardTaken) -> GameState:
+def _card_taken(s: GameState, e: ev.CardTaken) -> dict[str, Any]:
     if e.via_trier:  # Trier copies an effect; no card is taken
-        return s
+        return {}
     areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], e.card))
     rival = e.seat if e.card == "rival" else s.rival
-    return s._replace(play_areas=areas, rival=rival)
+    return dict(play_areas=areas, rival=rival)
 
 
 @_on(ev.PrivilegeUsed)
-def _privilege(s: GameState, e: ev.PrivilegeUsed) -> GameState:
-    return s._replace(privilege_used=_set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
+def _privilege(s: GameState, e: ev.PrivilegeUsed) -> dict[str, Any]:
+    return dict(privilege_used=_set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
 
 
 @_on(ev.Passed)
-def _passed(s: GameState, e: ev.Passed) -> GameState:
-    return s._replace(passed=s.passed | {e.seat})
+def _passed(s: GameState, e: ev.Passed) -> dict[str, Any]:
+    return dict(passed=s.passed | {e.seat})
 
 
 # --- phase VI ---------------------------------------------------------------------------------------------
 @_on(ev.ElectionCalled)
-def _election(s: GameState, e: ev.ElectionCalled) -> GameState:
-    return s._replace(votes=(None,) * s.n)
+def _election(s: GameState, e: ev.ElectionCalled) -> dict[str, Any]:
+    return dict(votes=(None,) * s.n)
 
 
 @_on(ev.CardAimed)
-def _aimed(s: GameState, e: ev.CardAimed) -> GameState:
-    return s._replace(aims=(*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
+def _aimed(s: GameState, e: ev.CardAimed) -> dict[str, Any]:
+    return dict(aims=(*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
 
 
 @_on(ev.VoteSealed)
-def _sealed(s: GameState, e: ev.VoteSealed) -> GameState:
-    return s._replace(votes=_set(s.votes, e.seat, e.candidate))
+def _sealed(s: GameState, e: ev.VoteSealed) -> dict[str, Any]:
+    return dict(votes=_set(s.votes, e.seat, e.candidate))
 
 
 @_on(ev.EmperorElected)
-def _elected(s: GameState, e: ev.EmperorElected) -> GameState:
-    return s._replace(emperor=e.seat)
+def _elected(s: GameState, e: ev.EmperorElected) -> dict[str, Any]:
+    return dict(emperor=e.seat)
 
 
 missing = set(ev.EVENT_TYPES) - set(_HANDLERS)
