@@ -1,0 +1,1 @@
+"""The command bus on Redis Streams: key layout, envelopes, connection and the client library."""

@@ -1,0 +1,133 @@
+"""The Redis key layout, made for Redis Cluster from the start.
+
+Games are spread over ``shards`` by a stable hash of the game id. Every key of a shard carries the hash tag
+``{s<N>}``, so the whole shard (its command stream, its feed, the streams and snapshots of its games, its
+lease) lives in one cluster slot, hence on one node, and one Lua script may touch all of those keys
+atomically.
+
+Keys of shard 17 (prefix ``throne``)::
+
+    throne:{s17}:cmds                     stream   commands in (consumer group ``rules``)
+    throne:{s17}:lease                    string   "<fencing token>:<worker id>", with a TTL
+    throne:{s17}:fence                    counter  the last fencing token handed out
+    throne:{s17}:feed                     stream   every event of every game of the shard, for projections
+    throne:{s17}:dead                     stream   dead letters: unprocessable entries, with the reason
+    throne:{s17}:games                    zset     live games by creation time (ms)
+    throne:{s17}:ended                    zset     ended games by end time (ms), waiting to be archived
+    throne:{s17}:game:<gid>:meta          hash     name, players, settings, seed, token hashes, version...
+    throne:{s17}:game:<gid>:events        stream   the game's events; entry id ``0-<version>``
+    throne:{s17}:game:<gid>:snap          hash     ``v`` (version) and ``d`` (decider snapshot bytes)
+    throne:{s17}:game:<gid>:archive       string   zlib(JSON) of meta + every event, once off the hot path
+    throne:{s17}:out:<gid>:<cid>          string   the outcome of a command (duplicate check), with a TTL
+    throne:{s17}:reply:<gid>:<cid>        list     the reply to the submitter (BLPOP), with a short TTL
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from dataclasses import dataclass
+
+GROUP = "rules"
+"""The consumer group of the rules workers on every command stream."""
+
+DEFAULT_SHARDS = 16
+DEFAULT_PREFIX = "throne"
+
+GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+COMMAND_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+NO_GAME = "_"
+"""Stands for the game id in outcome/reply keys of an entry whose game id is unusable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Key names for a prefix and a number of shards. Clients and workers must agree on both."""
+
+    prefix: str = DEFAULT_PREFIX
+    shards: int = DEFAULT_SHARDS
+
+    @classmethod
+    def from_env(cls) -> Layout:
+        """The layout named by THRONE_PREFIX / THRONE_SHARDS, else the defaults."""
+        return cls(
+            prefix=os.environ.get("THRONE_PREFIX", DEFAULT_PREFIX),
+            shards=int(os.environ.get("THRONE_SHARDS", str(DEFAULT_SHARDS))),
+        )
+
+    def shard_of(self, game_id: str) -> int:
+        """The shard of a game: crc32 of its id, stable across processes and Python versions."""
+        return zlib.crc32(game_id.encode()) % self.shards
+
+    def tag(self, shard: int) -> str:
+        """The key prefix (with hash tag) that every key of ``shard`` starts with."""
+        return f"{self.prefix}:{{s{shard}}}"
+
+    # --- per shard ------------------------------------------------------------------------------------
+    def cmds(self, shard: int) -> str:
+        """The shard's command stream."""
+        return f"{self.tag(shard)}:cmds"
+
+    def lease(self, shard: int) -> str:
+        """The shard's writer lease."""
+        return f"{self.tag(shard)}:lease"
+
+    def fence(self, shard: int) -> str:
+        """The shard's fencing-token counter."""
+        return f"{self.tag(shard)}:fence"
+
+    def feed(self, shard: int) -> str:
+        """The shard's event feed for projections."""
+        return f"{self.tag(shard)}:feed"
+
+    def dead(self, shard: int) -> str:
+        """The shard's dead-letter stream."""
+        return f"{self.tag(shard)}:dead"
+
+    def games(self, shard: int) -> str:
+        """The shard's live games (zset by creation time)."""
+        return f"{self.tag(shard)}:games"
+
+    def ended(self, shard: int) -> str:
+        """The shard's ended, not yet archived games (zset by end time)."""
+        return f"{self.tag(shard)}:ended"
+
+    # --- per game -------------------------------------------------------------------------------------
+    def meta(self, shard: int, game_id: str) -> str:
+        """A game's metadata hash."""
+        return f"{self.tag(shard)}:game:{game_id}:meta"
+
+    def events(self, shard: int, game_id: str) -> str:
+        """A game's event stream."""
+        return f"{self.tag(shard)}:game:{game_id}:events"
+
+    def snap(self, shard: int, game_id: str) -> str:
+        """A game's latest snapshot."""
+        return f"{self.tag(shard)}:game:{game_id}:snap"
+
+    def archive(self, shard: int, game_id: str) -> str:
+        """A trimmed game's archive blob."""
+        return f"{self.tag(shard)}:game:{game_id}:archive"
+
+    def outcome(self, shard: int, game_id: str, command_id: str) -> str:
+        """The recorded outcome of one command (also the duplicate check)."""
+        return f"{self.tag(shard)}:out:{game_id}:{command_id}"
+
+    def reply(self, shard: int, game_id: str, command_id: str) -> str:
+        """The list the submitter of one command waits on."""
+        return f"{self.tag(shard)}:reply:{game_id}:{command_id}"
+
+
+def parse_shards(spec: str, total: int) -> list[int]:
+    """Shards named by ``"all"``, ``"3"``, ``"0-7"`` (inclusive) or a comma list of those."""
+    if spec.strip() in ("", "all"):
+        return list(range(total))
+    out: set[int] = set()
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        first, last = int(lo), int(hi or lo)
+        if not 0 <= first <= last < total:
+            raise ValueError(f"shard range {part!r} outside 0..{total - 1}")
+        out.update(range(first, last + 1))
+    return sorted(out)

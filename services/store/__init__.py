@@ -1,0 +1,1 @@
+"""The event store on Redis: the Lua commit script, event reads, snapshots and archives."""

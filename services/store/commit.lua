@@ -1,0 +1,120 @@
+--[[
+Commit one command of one shard, atomically. Every key is in the shard's hash tag (one cluster slot).
+
+KEYS
+   1 lease    2 cmds     3 outcome   4 reply    5 meta
+   6 events   7 snap     8 feed      9 games   10 ended   11 dead
+ARGV
+   1 fencing token: the lease value this worker holds
+   2 consumer group
+   3 stream entry id of the command
+   4 op: "append" | "create" | "reject" | "dead"
+   5 base version the worker decided at (-1: do not check)
+   6 outcome JSON ("" when the entry has no usable command id: nothing to record or answer)
+   7 command id
+   8 game id
+   9 game name
+  10 now (ms)
+  11 status after: "" (unchanged) | "active" | "over"
+  12 snapshot version ("" for none)
+  13 snapshot bytes
+  14 reply ttl (ms)
+  15 outcome ttl (ms, 0 keeps it forever)
+  16 feed maxlen (approximate trim)
+  17 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
+  18 .. 17+2M: the pairs
+  then, for append/create, one event JSON per argument
+Returns
+  {"OK", version} | {"DUP", first outcome} | {"FENCED"} | {"CONFLICT", actual version}
+]]
+local unpack = unpack or table.unpack
+
+-- Fencing: only the holder of the current lease may write. A stale worker (lease expired, taken over, or
+-- never held) writes nothing at all, not even an ack.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return {'FENCED'}
+end
+
+local op = ARGV[4]
+local outcome = ARGV[6]
+
+local function answer(text)
+  if text ~= '' then
+    redis.call('RPUSH', KEYS[4], text)
+    redis.call('PEXPIRE', KEYS[4], ARGV[14])
+  end
+end
+
+local function finish()
+  -- The command is done: out of the pending list and out of the stream (the stream is a work queue; the
+  -- record is the outcome and the events). Deleting also frees an oversized entry at once.
+  redis.call('XACK', KEYS[2], ARGV[2], ARGV[3])
+  redis.call('XDEL', KEYS[2], ARGV[3])
+end
+
+-- Duplicate check: a command id that already has an outcome gets that first outcome back, writes nothing.
+if outcome ~= '' then
+  local first = redis.call('GET', KEYS[3])
+  if first then
+    answer(first)
+    finish()
+    return {'DUP', first}
+  end
+end
+
+local current = tonumber(redis.call('HGET', KEYS[5], 'version') or '-1')
+local base = tonumber(ARGV[5])
+if op == 'create' then
+  if current ~= -1 then
+    return {'CONFLICT', current}
+  end
+  base = 0
+elseif base >= 0 and current ~= base then
+  -- The worker decided on a state that is not the stored one: nothing is written, it reloads and retries.
+  return {'CONFLICT', current}
+end
+
+local m = tonumber(ARGV[17])
+local version = current
+if op == 'append' or op == 'create' then
+  if m > 0 then
+    redis.call('HSET', KEYS[5], unpack(ARGV, 18, 17 + 2 * m))
+  end
+  version = base
+  for j = 18 + 2 * m, #ARGV do
+    version = version + 1
+    -- Entry id 0-<version>: appending at the expected version is what makes a double write impossible.
+    redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7])
+    redis.call('XADD', KEYS[8], 'MAXLEN', '~', ARGV[16], '*',
+      'g', ARGV[8], 'v', version, 'n', ARGV[9], 'e', ARGV[j])
+  end
+  redis.call('HSET', KEYS[5], 'version', version, 'updated', ARGV[10])
+  if op == 'create' then
+    redis.call('ZADD', KEYS[9], ARGV[10], ARGV[8])
+  end
+  if ARGV[11] == 'over' then
+    redis.call('ZREM', KEYS[9], ARGV[8])
+    redis.call('ZADD', KEYS[10], ARGV[10], ARGV[8])
+  end
+  if ARGV[11] ~= '' then
+    redis.call('HSET', KEYS[5], 'status', ARGV[11])
+  end
+  if ARGV[12] ~= '' then
+    redis.call('HSET', KEYS[7], 'v', ARGV[12], 'd', ARGV[13])
+  end
+elseif op == 'dead' then
+  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 18, 17 + 2 * m))
+elseif op ~= 'reject' then
+  return redis.error_reply('unknown op ' .. op)
+end
+
+if outcome ~= '' then
+  if tonumber(ARGV[15]) > 0 then
+    redis.call('SET', KEYS[3], outcome, 'PX', ARGV[15])
+  else
+    redis.call('SET', KEYS[3], outcome)
+  end
+  answer(outcome)
+end
+finish()
+return {'OK', version}

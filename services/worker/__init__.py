@@ -1,0 +1,1 @@
+"""The rules worker: the one authoritative writer per shard."""
