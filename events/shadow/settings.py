@@ -17,7 +17,5 @@ class ShadowSettings(BaseModel):
     mainz_bonus: Literal["seat_holder_after_phase_v", "elector_at_phase_v_start"] = Field(
         "seat_holder_after_phase_v", description="V5: who takes Mainz's 1 VP in phase V."
     )
-    backer_vp_requires_votes: bool = Field(
-        False, description="E3: only backers with at least one vote take the 1 VP."
-    )
+    backer_vp_requires_votes: bool = Field(False, description="E3: only backers with at least one vote take the 1 VP.")
     start_player: int = Field(0, ge=0, le=3, description="The seat that starts as Emperor.")

@@ -15,7 +15,7 @@ from events.base import Command
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow import flow
-from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTORATE_KEYS, EMINENCE
+from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTORATE_KEYS
 from services.rules.shadow.effects import (
     Tx,
     kill,
@@ -496,8 +496,14 @@ def _place_empire_city(tx: Tx, c: Any, rulings: tuple[str, ...]) -> None:
 @applies("emperor_move_city", "MoveEmpireCity")
 def _move_city(tx: Tx, c: Any, p: ev.Prompt) -> None:
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
-    tx.emit(ev.EmpireCityMoved(seat=c.seat, from_space=c.from_space, to_space=tx.sid(space),  # type: ignore[arg-type]
-                               rulings=("R1", "X3")))
+    tx.emit(
+        ev.EmpireCityMoved(
+            seat=c.seat,
+            from_space=c.from_space,
+            to_space=tx.sid(space),  # type: ignore[arg-type]
+            rulings=("R1", "X3"),
+        )
+    )
     flow.end_round(tx)
 
 
@@ -508,12 +514,23 @@ def _setup_piece(tx: Tx, c: Any, p: ev.Prompt) -> None:
     s = tx.state
     info = s.layout.electorates[_eidx(c.electorate)]
     if p.decision == "setup_elector":
-        tx.emit(ev.AristocratPlaced(owner=c.seat, space=tx.sid(info.elector), couple=False, age=45,
-                                    reason="setup", rulings=("S2", "S3")))
+        tx.emit(
+            ev.AristocratPlaced(
+                owner=c.seat, space=tx.sid(info.elector), couple=False, age=45, reason="setup", rulings=("S2", "S3")
+            )
+        )
     elif p.decision == "setup_aristocrat":
         space = first_free(s, info.aristocrats)
-        tx.emit(ev.AristocratPlaced(owner=c.seat, space=tx.sid(space), couple=bool(p.couple), age=p.age or 15,  # type: ignore[arg-type]
-                                    reason="setup", rulings=("S2", "X1")))
+        tx.emit(
+            ev.AristocratPlaced(
+                owner=c.seat,
+                space=tx.sid(space),
+                couple=bool(p.couple),
+                age=p.age or 15,  # type: ignore[arg-type]
+                reason="setup",
+                rulings=("S2", "X1"),
+            )
+        )
     else:
         space = first_free(s, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
         tx.emit(ev.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("S2", "X1")))  # type: ignore[arg-type]
@@ -553,8 +570,7 @@ def _convent(tx: Tx, c: Any, p: ev.Prompt) -> None:
 def _answer(tx: Tx, c: Any, p: ev.Prompt) -> None:
     offer_from = p.offer_from
     assert offer_from is not None and p.space is not None
-    tx.emit(ev.MarriageAnswered(seat=c.seat, offer_from=offer_from, space=p.space, accepted=c.accept,
-                                rulings=("D3",)))
+    tx.emit(ev.MarriageAnswered(seat=c.seat, offer_from=offer_from, space=p.space, accepted=c.accept, rulings=("D3",)))
     if c.accept:
         tx.emit(ev.AristocratMarried(owner=c.seat, space=p.space, reason="marriage", rulings=("D3",)))
         score(tx, offer_from, 1, "daughter married", ("D3",))
@@ -665,8 +681,14 @@ def _move_knight(tx: Tx, c: Any) -> None:
     info = tx.state.layout.electorates[_eidx(c.electorate)]
     space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
     pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
-    tx.emit(ev.KnightMoved(owner=c.seat, from_space=c.from_space, to_space=tx.sid(space),  # type: ignore[arg-type]
-                           rulings=("P1", "X1", "X2")))
+    tx.emit(
+        ev.KnightMoved(
+            owner=c.seat,
+            from_space=c.from_space,
+            to_space=tx.sid(space),  # type: ignore[arg-type]
+            rulings=("P1", "X1", "X2"),
+        )
+    )
 
 
 def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str, ...]) -> bool:
@@ -675,12 +697,30 @@ def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str
     tile = tx.state.board[target]
     assert isinstance(tile, Tile)
     if tile.owner == seat:
-        tx.emit(ev.AristocratAgeChanged(owner=seat, space=tx.sid(target), age_before=tile.age,
-                                        age_after=tile.age - 10, by=seat, cause=cause, rulings=rulings))  # type: ignore[arg-type]
+        tx.emit(
+            ev.AristocratAgeChanged(
+                owner=seat,
+                space=tx.sid(target),
+                age_before=tile.age,
+                age_after=tile.age - 10,
+                by=seat,
+                cause=cause,
+                rulings=rulings,
+            )
+        )  # type: ignore[arg-type]
         return False
     if tile.age < 45:
-        tx.emit(ev.AristocratAgeChanged(owner=tile.owner, space=tx.sid(target), age_before=tile.age,
-                                        age_after=tile.age + 10, by=seat, cause=cause, rulings=rulings))  # type: ignore[arg-type]
+        tx.emit(
+            ev.AristocratAgeChanged(
+                owner=tile.owner,
+                space=tx.sid(target),
+                age_before=tile.age,
+                age_after=tile.age + 10,
+                by=seat,
+                cause=cause,
+                rulings=rulings,
+            )
+        )  # type: ignore[arg-type]
         return False
     kill(tx, target, cause, (*rulings, "A3"))
     if target == tx.state.layout.throne:
@@ -782,4 +822,3 @@ def _palatinate(tx: Tx, c: Any) -> None:
 
 missing = {(d, t) for d, fns in OPTIONS.items() for t in fns} - set(APPLY)
 assert not missing, f"options without effects: {missing}"
-__all__ = ["EMINENCE", "key_of"]

@@ -36,9 +36,11 @@ def decide(state: GameState | None, command: Command) -> list[Event] | Rejection
     command_type = command.type  # type: ignore[attr-defined]
     if command_type not in by_type:
         expected = ", ".join(sorted(by_type))
-        return reject("wrong_decision",
-                      f"The game waits for '{prompt.decision}'; {command_type} is not possible now "
-                      f"(expected one of: {expected}).")
+        return reject(
+            "wrong_decision",
+            f"The game waits for '{prompt.decision}'; {command_type} is not possible now "
+            f"(expected one of: {expected}).",
+        )
     key = key_of(command)
     if key not in set(by_type[command_type](state, seat, prompt)):
         code, message, rulings = explain(state, command, prompt)

@@ -8,23 +8,51 @@ from typing import Any
 from events.base import Event
 from events.shadow import events as ev
 
-PHASES = {1: "I Income", 2: "II Aging", 3: "III Descendants", 4: "IV Actions", 5: "V New electors",
-          6: "VI Elect Emperor", 7: "VII Emperor action", 8: "VIII Move round marker"}
-CARD_NAMES = {"doctor": "Doctor", "move": "Move", "pope": "Pope", "church_influence": "Church influence",
-              "excommunication": "Excommunication", "indulgence": "Indulgence", "permit": "Permit",
-              "ordinance": "Ordinance", "promotion": "Promotion", "foreign_kings_daughter": "Foreign king's daughter",
-              "rival": "Rival", "gray_eminence": "Gray eminence"}
+PHASES = {
+    1: "I Income",
+    2: "II Aging",
+    3: "III Descendants",
+    4: "IV Actions",
+    5: "V New electors",
+    6: "VI Elect Emperor",
+    7: "VII Emperor action",
+    8: "VIII Move round marker",
+}
+CARD_NAMES = {
+    "doctor": "Doctor",
+    "move": "Move",
+    "pope": "Pope",
+    "church_influence": "Church influence",
+    "excommunication": "Excommunication",
+    "indulgence": "Indulgence",
+    "permit": "Permit",
+    "ordinance": "Ordinance",
+    "promotion": "Promotion",
+    "foreign_kings_daughter": "Foreign king's daughter",
+    "rival": "Rival",
+    "gray_eminence": "Gray eminence",
+}
 DECISIONS = {
-    "setup_empire_city": "place the first empire city", "setup_elector": "place a Baron aged 45 as an elector",
-    "setup_aristocrat": "place an aristocrat", "setup_knight": "place a knight",
-    "replace_emperor": "choose a new Emperor tile", "place_son": "place the son",
-    "daughter": "offer the daughter or send her to the convent", "marriage_answer": "answer a marriage offer",
-    "actions": "take an action or pass", "gray_eminence": "place the Gray eminence Baron or decline",
-    "break_tie": "break a tie for an elector seat", "choose_elector": "choose the new elector",
-    "place_displaced": "place the displaced elector", "aim_church_influence": "aim Church influence",
-    "aim_excommunication": "aim Excommunication", "vote": "vote in secret",
-    "choose_throne": "choose the tile for the throne", "place_dethroned": "place the dethroned Emperor",
-    "emperor_place_city": "place an empire city", "emperor_move_city": "move an empire city",
+    "setup_empire_city": "place the first empire city",
+    "setup_elector": "place a Baron aged 45 as an elector",
+    "setup_aristocrat": "place an aristocrat",
+    "setup_knight": "place a knight",
+    "replace_emperor": "choose a new Emperor tile",
+    "place_son": "place the son",
+    "daughter": "offer the daughter or send her to the convent",
+    "marriage_answer": "answer a marriage offer",
+    "actions": "take an action or pass",
+    "gray_eminence": "place the Gray eminence Baron or decline",
+    "break_tie": "break a tie for an elector seat",
+    "choose_elector": "choose the new elector",
+    "place_displaced": "place the displaced elector",
+    "aim_church_influence": "aim Church influence",
+    "aim_excommunication": "aim Excommunication",
+    "vote": "vote in secret",
+    "choose_throne": "choose the tile for the throne",
+    "place_dethroned": "place the dethroned Emperor",
+    "emperor_place_city": "place an empire city",
+    "emperor_move_city": "move an empire city",
 }
 
 
@@ -44,8 +72,11 @@ def _votes(e: ev.VotesRevealed, p: Callable[[int], str]) -> str:
     for b in e.ballots:
         src = ", ".join(f"{s.source} {s.votes}" for s in b.sources) or "no votes"
         parts.append(f"{p(b.seat)} {b.votes} for the {b.candidate} ({src})")
-    return (f"Votes revealed: Emperor {e.emperor_votes}, Rival {e.rival_votes}; " + "; ".join(parts)
-            + f". {p(e.winner)} wins.")
+    return (
+        f"Votes revealed: Emperor {e.emperor_votes}, Rival {e.rival_votes}; "
+        + "; ".join(parts)
+        + f". {p(e.winner)} wins."
+    )
 
 
 _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
@@ -53,12 +84,15 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(e.electorates)}.",
     "DecisionRequested": lambda e, p: (
         f"Waiting for {', '.join(p(s) for s in e.prompt.seats)} to {DECISIONS[e.prompt.decision]}"
-        + (f" in {e.prompt.electorate}" if e.prompt.electorate else "") + "."
+        + (f" in {e.prompt.electorate}" if e.prompt.electorate else "")
+        + "."
     ),
     "PhaseStarted": lambda e, p: f"Round {e.round}, phase {PHASES[e.phase]}.",
     "GameEnded": lambda e, p: (
         f"The game ends. Scores: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.scores))}. "
-        + ("Shared victory: " if e.shared else "Winner: ") + ", ".join(p(w) for w in e.winners) + "."
+        + ("Shared victory: " if e.shared else "Winner: ")
+        + ", ".join(p(w) for w in e.winners)
+        + "."
     ),
     "EmpireCityPlaced": lambda e, p: f"{p(e.seat)} places an empire city on {e.space}.",
     "EmpireCityMoved": lambda e, p: f"{p(e.seat)} moves an empire city from {e.from_space} to {e.to_space}.",
@@ -69,9 +103,7 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
         f"{p(e.owner)}'s aristocrat moves from {e.from_space} to {e.to_space} ({e.reason.replace('_', ' ')})."
     ),
     "AristocratReturned": lambda e, p: f"{p(e.owner)}'s aristocrat on {e.space} goes back to supply ({e.reason}).",
-    "AristocratDied": lambda e, p: (
-        f"{p(e.owner)}'s {_tile(e.couple)} on {e.space} dies ({e.cause.replace('_', ' ')})."
-    ),
+    "AristocratDied": lambda e, p: f"{p(e.owner)}'s {_tile(e.couple)} on {e.space} dies ({e.cause.replace('_', ' ')}).",
     "AristocratsAged": lambda e, p: f"{len(e.spaces)} aristocrats grow one life stage older.",
     "AristocratAgeChanged": lambda e, p: (
         f"{p(e.by)} uses {'the Doctor' if e.cause == 'doctor' else 'the privilege of Köln'}: "
@@ -85,15 +117,19 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "CityPlaced": lambda e, p: f"{p(e.owner)} builds a city on {e.space}.",
     "IncomeCollected": lambda e, p: (
         f"{p(e.seat)} collects income: {e.basic} + {e.own_cities} own cities + {e.controlled_cities} controlled"
-        f" + {e.saxony} Saxony -> {e.balance} thalers" + (f" ({e.lost_to_cap} lost to the cap)" if e.lost_to_cap else "")
+        f" + {e.saxony} Saxony -> {e.balance} thalers"
+        + (f" ({e.lost_to_cap} lost to the cap)" if e.lost_to_cap else "")
         + "."
     ),
-    "ThalersChanged": lambda e, p: f"{p(e.seat)} {'gains' if e.delta >= 0 else 'pays'} {abs(e.delta)} "
-    f"thaler(s) for {e.reason.replace('_', ' ')}: now {e.balance}.",
+    "ThalersChanged": lambda e, p: (
+        f"{p(e.seat)} {'gains' if e.delta >= 0 else 'pays'} {abs(e.delta)} "
+        f"thaler(s) for {e.reason.replace('_', ' ')}: now {e.balance}."
+    ),
     "VictoryPointsScored": lambda e, p: f"{p(e.seat)} scores {e.points} VP ({e.reason}): total {e.total}.",
     "DescendantsCounted": lambda e, p: (
         f"{p(e.seat)} has {e.pink} pink and {e.blue} blue cards: "
-        + {"son": "a son", "daughter": "a daughter", "none": "no descendants"}[e.outcome] + "."
+        + {"son": "a son", "daughter": "a daughter", "none": "no descendants"}[e.outcome]
+        + "."
     ),
     "SonLost": lambda e, p: f"{p(e.seat)}'s son can not be placed ({e.reason}).",
     "DaughterOffered": lambda e, p: f"{p(e.seat)} offers a daughter to {p(e.to_seat)}'s Baron on {e.space}.",
@@ -101,17 +137,24 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "DaughterEnteredConvent": lambda e, p: f"{p(e.seat)}'s daughter enters the convent.",
     "CardsReturned": lambda e, p: "The action cards go back to their stacks.",
     "CardTaken": lambda e, p: (
-        f"{p(e.seat)} " + ("uses Trier's privilege for the effect of " if e.via_trier else "takes ")
-        + f"{CARD_NAMES.get(e.card, e.card)}" + (" without effect" if e.without_effect else "") + "."
+        f"{p(e.seat)} "
+        + ("uses Trier's privilege for the effect of " if e.via_trier else "takes ")
+        + f"{CARD_NAMES.get(e.card, e.card)}"
+        + (" without effect" if e.without_effect else "")
+        + "."
     ),
     "PrivilegeUsed": lambda e, p: f"{p(e.seat)} uses the privilege of {e.electorate}.",
     "Passed": lambda e, p: f"{p(e.seat)} {'passes' if e.reason == 'pass' else 'is done for phase IV (Rival)'}.",
     "ElectorChanged": lambda e, p: (
         f"Power in {e.electorate}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
-        + (f"{p(e.new_owner)} becomes elector" if e.new_owner is not None else
-           f"{p(e.winner)} wins but has no suitable aristocrat; the seat is empty")
+        + (
+            f"{p(e.new_owner)} becomes elector"
+            if e.new_owner is not None
+            else f"{p(e.winner)} wins but has no suitable aristocrat; the seat is empty"
+        )
         + (f", replacing {p(e.previous_owner)}" if e.previous_owner is not None else "")
-        + (f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else "") + "."
+        + (f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else "")
+        + "."
     ),
     "ElectorRetained": lambda e, p: (
         f"Power in {e.electorate}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "

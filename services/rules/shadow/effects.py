@@ -37,8 +37,16 @@ def gain_thalers(tx: Tx, seat: int, amount: int, reason: str, rulings: tuple[str
     cap = s.layout.constants["max_thalers"]
     balance = min(cap, s.thalers[seat] + amount)
     lost = s.thalers[seat] + amount - balance
-    tx.emit(ev.ThalersChanged(seat=seat, delta=balance - s.thalers[seat], balance=balance, reason=reason,
-                              lost_to_cap=lost, rulings=(*rulings, "G2")))
+    tx.emit(
+        ev.ThalersChanged(
+            seat=seat,
+            delta=balance - s.thalers[seat],
+            balance=balance,
+            reason=reason,
+            lost_to_cap=lost,
+            rulings=(*rulings, "G2"),
+        )
+    )
 
 
 def pay(tx: Tx, seat: int, amount: int, reason: str, rulings: tuple[str, ...]) -> None:
@@ -63,14 +71,21 @@ def push_knight(tx: Tx, space: int, by: int, rulings: tuple[str, ...]) -> None:
 
 
 def place_from_supply(
-    tx: Tx, owner: int, target: int, push: int | None, couple: bool, age: int, reason: str,
+    tx: Tx,
+    owner: int,
+    target: int,
+    push: int | None,
+    couple: bool,
+    age: int,
+    reason: str,
     rulings: tuple[str, ...],
 ) -> None:
     """A tile from ``owner``'s supply onto ``target`` (pushing a knight there first if ``push``)."""
     if push is not None:
         push_knight(tx, push, owner, rulings)
-    tx.emit(ev.AristocratPlaced(owner=owner, space=tx.sid(target), couple=couple, age=age, reason=reason,
-                                rulings=rulings))
+    tx.emit(
+        ev.AristocratPlaced(owner=owner, space=tx.sid(target), couple=couple, age=age, reason=reason, rulings=rulings)
+    )
 
 
 def move_tile(tx: Tx, source: int, target: int, push: int | None, reason: str, rulings: tuple[str, ...]) -> None:
@@ -79,8 +94,11 @@ def move_tile(tx: Tx, source: int, target: int, push: int | None, reason: str, r
     assert isinstance(tile, Tile)
     if push is not None:
         push_knight(tx, push, tile.owner, rulings)
-    tx.emit(ev.AristocratMoved(owner=tile.owner, from_space=tx.sid(source), to_space=tx.sid(target),
-                               reason=reason, rulings=rulings))
+    tx.emit(
+        ev.AristocratMoved(
+            owner=tile.owner, from_space=tx.sid(source), to_space=tx.sid(target), reason=reason, rulings=rulings
+        )
+    )
 
 
 def return_to_supply(tx: Tx, space: int, reason: str, rulings: tuple[str, ...]) -> None:
@@ -94,11 +112,22 @@ def kill(tx: Tx, space: int, cause: str, rulings: tuple[str, ...]) -> None:
     """A tile dies and goes to its owner's supply."""
     tile = tx.state.board[space]
     assert isinstance(tile, Tile)
-    tx.emit(ev.AristocratDied(owner=tile.owner, space=tx.sid(space), couple=tile.couple, cause=cause,  # type: ignore[arg-type]
-                              rulings=rulings))
+    tx.emit(
+        ev.AristocratDied(
+            owner=tile.owner,
+            space=tx.sid(space),
+            couple=tile.couple,
+            cause=cause,  # type: ignore[arg-type]
+            rulings=rulings,
+        )
+    )
 
 
 def request(tx: Tx, decision: str, seats: tuple[int, ...], rulings: tuple[str, ...] = (), **context: object) -> None:
     """Ask for a decision: the game now waits for ``seats``."""
-    tx.emit(ev.DecisionRequested(prompt=ev.Prompt(decision=decision, seats=seats, **context),  # type: ignore[arg-type]
-                                 rulings=rulings))
+    tx.emit(
+        ev.DecisionRequested(
+            prompt=ev.Prompt(decision=decision, seats=seats, **context),  # type: ignore[arg-type]
+            rulings=rulings,
+        )
+    )

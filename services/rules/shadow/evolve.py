@@ -90,8 +90,16 @@ def _phase(s: GameState, e: ev.PhaseStarted) -> dict[str, Any]:
     if e.phase == 1:  # a new round: electors come back from the privilege spaces
         return dict(round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
     if e.phase == 4:
-        return dict(round=e.round, phase=4, passed=frozenset(), rival=None, aims=(),
-                       votes=(None,) * s.n, pending=None, turn=None)
+        return dict(
+            round=e.round,
+            phase=4,
+            passed=frozenset(),
+            rival=None,
+            aims=(),
+            votes=(None,) * s.n,
+            pending=None,
+            turn=None,
+        )
     return dict(round=e.round, phase=e.phase, pending=None)
 
 
@@ -103,8 +111,9 @@ def _ended(s: GameState, e: ev.GameEnded) -> dict[str, Any]:
 # --- pieces -----------------------------------------------------------------------------------------------
 @_on(ev.EmpireCityPlaced)
 def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), City(EMPIRE)),
-                   empire_cities_in_supply=s.empire_cities_in_supply - 1)
+    return dict(
+        board=_put(s.board, _idx(s, e.space), City(EMPIRE)), empire_cities_in_supply=s.empire_cities_in_supply - 1
+    )
 
 
 @_on(ev.EmpireCityMoved)
@@ -115,8 +124,10 @@ def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> dict[str, Any]:
 
 @_on(ev.AristocratPlaced)
 def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
-                   tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1))
+    return dict(
+        board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
+        tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1),
+    )
 
 
 @_on(ev.AristocratMoved)
@@ -128,8 +139,7 @@ def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> dict[str, Any]:
 
 
 def _to_supply(s: GameState, space: str, owner: int) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, space), None),
-                   tiles_in_supply=_add(s.tiles_in_supply, owner, 1))
+    return dict(board=_put(s.board, _idx(s, space), None), tiles_in_supply=_add(s.tiles_in_supply, owner, 1))
 
 
 @_on(ev.AristocratReturned)
@@ -168,8 +178,9 @@ def _married(s: GameState, e: ev.AristocratMarried) -> dict[str, Any]:
 
 @_on(ev.KnightPlaced)
 def _knight_placed(s: GameState, e: ev.KnightPlaced) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), Knight(e.owner)),
-                   knights_in_supply=_add(s.knights_in_supply, e.owner, -1))
+    return dict(
+        board=_put(s.board, _idx(s, e.space), Knight(e.owner)), knights_in_supply=_add(s.knights_in_supply, e.owner, -1)
+    )
 
 
 @_on(ev.KnightMoved)
@@ -180,21 +191,23 @@ def _knight_moved(s: GameState, e: ev.KnightMoved) -> dict[str, Any]:
 
 @_on(ev.KnightPushed)
 def _knight_pushed(s: GameState, e: ev.KnightPushed) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), None),
-                   knights_in_supply=_add(s.knights_in_supply, e.owner, 1))
+    return dict(board=_put(s.board, _idx(s, e.space), None), knights_in_supply=_add(s.knights_in_supply, e.owner, 1))
 
 
 @_on(ev.KnightPromoted)
 def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
-                   knights_in_supply=_add(s.knights_in_supply, e.owner, 1),
-                   tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1))
+    return dict(
+        board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
+        knights_in_supply=_add(s.knights_in_supply, e.owner, 1),
+        tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1),
+    )
 
 
 @_on(ev.CityPlaced)
 def _city_placed(s: GameState, e: ev.CityPlaced) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), City(e.owner)),
-                   cities_in_supply=_add(s.cities_in_supply, e.owner, -1))
+    return dict(
+        board=_put(s.board, _idx(s, e.space), City(e.owner)), cities_in_supply=_add(s.cities_in_supply, e.owner, -1)
+    )
 
 
 # --- thalers and points -------------------------------------------------------------------------------------
@@ -218,9 +231,17 @@ def _unchanged(s: GameState, _: Event) -> dict[str, Any]:
     return {}
 
 
-for _informational in (ev.DescendantsCounted, ev.SonLost, ev.DaughterOffered, ev.MarriageAnswered,
-                       ev.DaughterEnteredConvent, ev.ElectorChanged, ev.ElectorRetained, ev.VotesRevealed,
-                       ev.EmperorRetained):
+for _informational in (
+    ev.DescendantsCounted,
+    ev.SonLost,
+    ev.DaughterOffered,
+    ev.MarriageAnswered,
+    ev.DaughterEnteredConvent,
+    ev.ElectorChanged,
+    ev.ElectorRetained,
+    ev.VotesRevealed,
+    ev.EmperorRetained,
+):
     _on(_informational)(_unchanged)
 
 

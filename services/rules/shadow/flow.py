@@ -8,7 +8,6 @@ True when they did.
 from __future__ import annotations
 
 from events.shadow import events as ev
-from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE
 from services.rules.shadow.effects import (
     Tx,
     gain_thalers,
@@ -22,7 +21,6 @@ from services.rules.shadow.effects import (
 from services.rules.shadow.queries import (
     MAINZ,
     SAXONY,
-    can_place_aristocrat_anywhere,
     clockwise_from,
     distinct_pushes,
     distinct_spaces,
@@ -37,7 +35,7 @@ from services.rules.shadow.queries import (
     push_options,
     throne_candidates,
 )
-from services.rules.shadow.state import EMPIRE, City, Tile
+from services.rules.shadow.state import EMPIRE, City, GameState, Tile
 
 SETUP_STEPS = (
     ("setup_elector", False, 45),
@@ -64,8 +62,9 @@ def setup_next(tx: Tx, i: int) -> None:
         seat = (s.emperor + offset) % s.n
         decision, couple, age = SETUP_STEPS[step]
         if step == 0 and seat == s.emperor:
-            tx.emit(ev.AristocratPlaced(owner=seat, space="throne", couple=False, age=45, reason="setup",
-                                        rulings=("S2",)))
+            tx.emit(
+                ev.AristocratPlaced(owner=seat, space="throne", couple=False, age=45, reason="setup", rulings=("S2",))
+            )
             i += 1
             continue
         request(tx, decision, (seat,), ("S2",), couple=couple, age=age, step=i)
@@ -118,9 +117,18 @@ def collect_income(tx: Tx) -> None:
         saxony = k["saxony_income"] if seat == saxony_holder else 0
         total = s.thalers[seat] + k["basic_income"] + own[seat] + controlled[seat] + saxony
         balance = min(total, k["max_thalers"])
-        tx.emit(ev.IncomeCollected(seat=seat, basic=k["basic_income"], own_cities=own[seat],
-                                   controlled_cities=controlled[seat], saxony=saxony, balance=balance,
-                                   lost_to_cap=total - balance, rulings=("I1", "G2")))
+        tx.emit(
+            ev.IncomeCollected(
+                seat=seat,
+                basic=k["basic_income"],
+                own_cities=own[seat],
+                controlled_cities=controlled[seat],
+                saxony=saxony,
+                balance=balance,
+                lost_to_cap=total - balance,
+                rulings=("I1", "G2"),
+            )
+        )
 
 
 def age_aristocrats(tx: Tx) -> None:
@@ -254,16 +262,18 @@ def electorates_from(tx: Tx, e: int) -> None:
         power = power_in(s, e)
         top = max(power)
         if top == 0:  # nobody has power: the (empty) seat stays as it is [V2]
-            tx.emit(ev.ElectorRetained(electorate=s.layout.electorates[e].key, owner=elector_owner(s, e),
-                                       power=power, rulings=("V1", "V2")))
+            tx.emit(
+                ev.ElectorRetained(
+                    electorate=s.layout.electorates[e].key, owner=elector_owner(s, e), power=power, rulings=("V1", "V2")
+                )
+            )
             finish_electorate(tx, e)
             e += 1
             s = tx.state
             continue
         tied = tuple(seat for seat in range(s.n) if power[seat] == top)
         if len(tied) > 1:
-            request(tx, "break_tie", (s.emperor,), ("V2",), electorate=s.layout.electorates[e].key, tied=tied,
-                    step=e)
+            request(tx, "break_tie", (s.emperor,), ("V2",), electorate=s.layout.electorates[e].key, tied=tied, step=e)
             return
         if resolve_winner(tx, e, tied[0], None):
             return
@@ -280,14 +290,25 @@ def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bo
     power = power_in(s, e)
     rulings = ("V1", "V2") if tie_broken_by is None else ("V1", "V2", "G1")
     if winner == incumbent:
-        tx.emit(ev.ElectorRetained(electorate=info.key, owner=incumbent, power=power,
-                                   tie_broken_by=tie_broken_by, rulings=rulings))
+        tx.emit(
+            ev.ElectorRetained(
+                electorate=info.key, owner=incumbent, power=power, tie_broken_by=tie_broken_by, rulings=rulings
+            )
+        )
         finish_electorate(tx, e)
         return False
     candidates = elector_candidates(s, winner, e)
-    tx.emit(ev.ElectorChanged(electorate=info.key, previous_owner=incumbent,
-                              new_owner=winner if candidates else None, winner=winner, power=power,
-                              tie_broken_by=tie_broken_by, rulings=(*rulings, "V3", "V4")))
+    tx.emit(
+        ev.ElectorChanged(
+            electorate=info.key,
+            previous_owner=incumbent,
+            new_owner=winner if candidates else None,
+            winner=winner,
+            power=power,
+            tie_broken_by=tie_broken_by,
+            rulings=(*rulings, "V3", "V4"),
+        )
+    )
     if incumbent is not None:
         move_tile(tx, info.elector, s.layout.aside, None, "elector_displaced", ("V4",))
     options = distinct_spaces(tx.state, candidates)
@@ -316,8 +337,14 @@ def settle_displaced(tx: Tx, e: int) -> bool:
         pushes = push_options(s, e)
         distinct = distinct_pushes(s, pushes)
         if len(distinct) > 1:
-            request(tx, "place_displaced", (aside.owner,), ("V4", "D2", "X6"),  # type: ignore[union-attr]
-                    electorate=s.layout.electorates[e].key, step=e)
+            request(
+                tx,
+                "place_displaced",
+                (aside.owner,),
+                ("V4", "D2", "X6"),  # type: ignore[union-attr]
+                electorate=s.layout.electorates[e].key,
+                step=e,
+            )
             return True
         place_aside(tx, e, distinct[0] if distinct else None, bool(distinct), ("V4",))
     finish_electorate(tx, e)
@@ -359,8 +386,10 @@ def aims_next(tx: Tx) -> None:
     s = tx.state
     aimed = {card for card, _ in s.aims}
     for seat in clockwise_from(s, s.emperor):
-        for card, decision in (("church_influence", "aim_church_influence"),
-                               ("excommunication", "aim_excommunication")):
+        for card, decision in (
+            ("church_influence", "aim_church_influence"),
+            ("excommunication", "aim_excommunication"),
+        ):
             if card in s.play_areas[seat] and card not in aimed:
                 request(tx, decision, (seat,), ("E1", "X8"))
                 return
@@ -377,7 +406,7 @@ def open_votes(tx: Tx) -> None:
         reveal_votes(tx)
 
 
-def vote_tally(s) -> list[list[ev.VoteSource]]:  # noqa: ANN001 - GameState, kept untyped to avoid a cycle
+def vote_tally(s: GameState) -> list[list[ev.VoteSource]]:
     """Each player's votes and their sources [E1]."""
     sources: list[list[ev.VoteSource]] = [[] for _ in range(s.n)]
     aims = dict(s.aims)
@@ -424,8 +453,17 @@ def reveal_votes(tx: Tx) -> None:
         ballots.append(ev.SeatVotes(seat=seat, candidate=candidate, votes=votes, sources=tuple(sources[seat])))  # type: ignore[arg-type]
     winner_side = "rival" if totals["rival"] > totals["emperor"] else "emperor"
     winner = rival if winner_side == "rival" else emperor
-    tx.emit(ev.VotesRevealed(emperor=emperor, rival=rival, ballots=tuple(ballots), emperor_votes=totals["emperor"],
-                             rival_votes=totals["rival"], winner=winner, rulings=("E1", "E2")))
+    tx.emit(
+        ev.VotesRevealed(
+            emperor=emperor,
+            rival=rival,
+            ballots=tuple(ballots),
+            emperor_votes=totals["emperor"],
+            rival_votes=totals["rival"],
+            winner=winner,
+            rulings=("E1", "E2"),
+        )
+    )
     for ballot in ballots:
         if ballot.seat in (emperor, rival) or ballot.candidate != winner_side:
             continue
@@ -433,12 +471,22 @@ def reveal_votes(tx: Tx) -> None:
             continue
         score(tx, ballot.seat, 1, "voted for the winner", ("E3",))
     if winner == emperor:
-        tx.emit(ev.EmperorRetained(seat=emperor, emperor_votes=totals["emperor"], rival_votes=totals["rival"],
-                                   rulings=("E2",)))
+        tx.emit(
+            ev.EmperorRetained(
+                seat=emperor, emperor_votes=totals["emperor"], rival_votes=totals["rival"], rulings=("E2",)
+            )
+        )
         begin_phase(tx, s.round, 7)
         return
-    tx.emit(ev.EmperorElected(seat=rival, previous=emperor, emperor_votes=totals["emperor"],
-                              rival_votes=totals["rival"], rulings=("E2", "E4")))
+    tx.emit(
+        ev.EmperorElected(
+            seat=rival,
+            previous=emperor,
+            emperor_votes=totals["emperor"],
+            rival_votes=totals["rival"],
+            rulings=("E2", "E4"),
+        )
+    )
     if tx.state.board[s.layout.throne] is not None:
         move_tile(tx, s.layout.throne, s.layout.aside, None, "dethroned", ("E4",))
     options = distinct_spaces(tx.state, throne_candidates(tx.state, rival, include_eminence=True))
@@ -483,7 +531,7 @@ def emperor_actions(tx: Tx) -> None:
     end_round(tx)
 
 
-def movable_empire_city_targets(s, source: int) -> list[int]:  # noqa: ANN001
+def movable_empire_city_targets(s: GameState, source: int) -> list[int]:
     """Electorates an empire city on ``source`` may move to: another open electorate with a free city
     space [X3]."""
     here = s.layout.spaces[source].electorate
@@ -502,8 +550,6 @@ def end_round(tx: Tx) -> None:
     if len(winners) > 1 and s.settings.thaler_tiebreak:
         most = max(s.thalers[seat] for seat in winners)
         winners = [seat for seat in winners if s.thalers[seat] == most]
-    tx.emit(ev.GameEnded(scores=s.vp, thalers=s.thalers, winners=tuple(winners), shared=len(winners) > 1,
-                         rulings=rulings))
-
-
-__all__ = ["ARISTOCRAT", "CASTLE", "ELECTOR", "EMINENCE", "can_place_aristocrat_anywhere"]
+    tx.emit(
+        ev.GameEnded(scores=s.vp, thalers=s.thalers, winners=tuple(winners), shared=len(winners) > 1, rulings=rulings)
+    )

@@ -37,9 +37,17 @@ class ShadowDecider:
         if table.start_player >= len(players):
             raise ValueError("start_player must be one of the seats.")
         tx = Tx(None)  # type: ignore[arg-type]
-        tx.emit(ev.GameStarted(players=tuple(players), settings=table.model_dump(), seed=seed,
-                               emperor=table.start_player, layout=default_layout_record(),
-                               rules_version=RULES_VERSION, rulings=("S1", "S3", "B1", "B2")))
+        tx.emit(
+            ev.GameStarted(
+                players=tuple(players),
+                settings=table.model_dump(),
+                seed=seed,
+                emperor=table.start_player,
+                layout=default_layout_record(),
+                rules_version=RULES_VERSION,
+                rulings=("S1", "S3", "B1", "B2"),
+            )
+        )
         if len(players) == 2:
             tx.emit(draw_closed_electorates(tx.state, seed))
         flow.begin_setup(tx)
@@ -88,8 +96,13 @@ class ShadowDecider:
         """Scores, thalers and winners once the game is over."""
         if state is None or not state.over:
             return None
-        return {"scores": list(state.vp), "thalers": list(state.thalers), "winners": list(state.winners or ()),
-                "players": list(state.players), "shared": len(state.winners or ()) > 1}
+        return {
+            "scores": list(state.vp),
+            "thalers": list(state.thalers),
+            "winners": list(state.winners or ()),
+            "players": list(state.players),
+            "shared": len(state.winners or ()) > 1,
+        }
 
     def parse_command(self, raw: bytes | str | dict[str, Any]) -> Command:
         """Validate a command from JSON."""
@@ -117,5 +130,6 @@ def draw_closed_electorates(state: GameState, seed: int) -> ev.ElectoratesClosed
     rng = random.Random(f"closed-electorates:{seed}")
     spiritual = tuple(e.key for e in state.layout.electorates if e.spiritual)
     secular = tuple(e.key for e in state.layout.electorates if not e.spiritual)
-    return ev.ElectoratesClosed(electorates=(rng.choice(spiritual), rng.choice(secular)),
-                                drawn_from=(spiritual, secular), rulings=("T1", "G4"))
+    return ev.ElectoratesClosed(
+        electorates=(rng.choice(spiritual), rng.choice(secular)), drawn_from=(spiritual, secular), rulings=("T1", "G4")
+    )

@@ -8,6 +8,7 @@ from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, T
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
 
 MAINZ, KOELN, TRIER, PALATINATE, SAXONY, BRANDENBURG, BOHEMIA = range(7)
+DOCTOR_KINDS = (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
 
 
 def clockwise_from(s: GameState, first: int) -> list[int]:
@@ -120,8 +121,10 @@ def doctor_targets(s: GameState, seat: int) -> Iterator[int]:
     """Tiles the Doctor / Köln may touch: own tiles above 15, any opponent tile [P3, X10]."""
     spaces = s.layout.spaces
     for i, piece in enumerate(s.board):
-        if isinstance(piece, Tile) and spaces[i].kind in (THRONE, ELECTOR, ARISTOCRAT, EMINENCE) and (
-            piece.owner != seat or piece.age > 15
+        if (
+            isinstance(piece, Tile)
+            and spaces[i].kind in (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
+            and (piece.owner != seat or piece.age > 15)
         ):
             yield i
 

@@ -30,33 +30,35 @@ def _unpiece(raw: list[Any] | None) -> Piece | None:
 
 def snapshot(s: GameState) -> bytes:
     """Serialize a state."""
-    return orjson.dumps({
-        "layout": s.layout.to_record(),
-        "players": s.players,
-        "settings": s.settings.model_dump(),
-        "seed": s.seed,
-        "board": [_piece(p) for p in s.board],
-        "thalers": s.thalers,
-        "vp": s.vp,
-        "tiles_in_supply": s.tiles_in_supply,
-        "knights_in_supply": s.knights_in_supply,
-        "cities_in_supply": s.cities_in_supply,
-        "empire_cities_in_supply": s.empire_cities_in_supply,
-        "emperor": s.emperor,
-        "closed": sorted(s.closed),
-        "round": s.round,
-        "phase": s.phase,
-        "privilege_used": s.privilege_used,
-        "play_areas": s.play_areas,
-        "passed": sorted(s.passed),
-        "rival": s.rival,
-        "aims": s.aims,
-        "votes": s.votes,
-        "pending": None if s.pending is None else s.pending.model_dump(),
-        "turn": s.turn,
-        "winners": s.winners,
-        "version": s.version,
-    })
+    return orjson.dumps(
+        {
+            "layout": s.layout.to_record(),
+            "players": s.players,
+            "settings": s.settings.model_dump(),
+            "seed": s.seed,
+            "board": [_piece(p) for p in s.board],
+            "thalers": s.thalers,
+            "vp": s.vp,
+            "tiles_in_supply": s.tiles_in_supply,
+            "knights_in_supply": s.knights_in_supply,
+            "cities_in_supply": s.cities_in_supply,
+            "empire_cities_in_supply": s.empire_cities_in_supply,
+            "emperor": s.emperor,
+            "closed": sorted(s.closed),
+            "round": s.round,
+            "phase": s.phase,
+            "privilege_used": s.privilege_used,
+            "play_areas": s.play_areas,
+            "passed": sorted(s.passed),
+            "rival": s.rival,
+            "aims": s.aims,
+            "votes": s.votes,
+            "pending": None if s.pending is None else s.pending.model_dump(),
+            "turn": s.turn,
+            "winners": s.winners,
+            "version": s.version,
+        }
+    )
 
 
 def restore(data: bytes) -> GameState:

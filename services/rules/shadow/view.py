@@ -9,8 +9,17 @@ from services.rules.shadow.actions import awaited
 from services.rules.shadow.queries import elector_owner, power_in
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Piece, Tile
 
-PHASE_NAMES = {0: "setup", 1: "income", 2: "aging", 3: "descendants", 4: "actions", 5: "new electors",
-               6: "emperor election", 7: "emperor action", 8: "round marker"}
+PHASE_NAMES = {
+    0: "setup",
+    1: "income",
+    2: "aging",
+    3: "descendants",
+    4: "actions",
+    5: "new electors",
+    6: "emperor election",
+    7: "emperor action",
+    8: "round marker",
+}
 
 
 def piece_view(p: Piece | None) -> dict[str, Any] | None:
@@ -32,15 +41,17 @@ def view(s: GameState, seat: int | None) -> dict[str, Any]:
     spaces = s.layout.spaces
     electorates = []
     for e, info in enumerate(s.layout.electorates):
-        electorates.append({
-            "key": info.key,
-            "name": info.name,
-            "spiritual": info.spiritual,
-            "closed": e in s.closed,
-            "elector_owner": elector_owner(s, e),
-            "privilege_used": s.privilege_used[e],
-            "power": list(power_in(s, e)),
-        })
+        electorates.append(
+            {
+                "key": info.key,
+                "name": info.name,
+                "spiritual": info.spiritual,
+                "closed": e in s.closed,
+                "elector_owner": elector_owner(s, e),
+                "privilege_used": s.privilege_used[e],
+                "power": list(power_in(s, e)),
+            }
+        )
     votes: list[Any] = []
     for i, v in enumerate(s.votes):
         if v is None:
