@@ -1,0 +1,84 @@
+"""Arranged phase IV positions for the action, card, privilege and bad-input scenarios.
+
+``phase4(...)`` folds a real game start, a ``PhaseStarted(phase=4)`` and the arranged facts, then asks ``turn``
+for an action. Every fact is an ordinary event (evolve is mechanical), so the position is exactly what the
+facts say: nothing else is on the board unless a fact puts it there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from events.base import Event
+from events.shadow import events as ev
+from services.rules.shadow.state import GameState, Knight, Tile
+from tests.rules.support import given, request, start
+
+
+def tile(owner: int, space: str, age: int = 25, couple: bool = False) -> ev.AristocratPlaced:
+    """An aristocrat tile from ``owner``'s supply onto ``space``."""
+    return ev.AristocratPlaced(owner=owner, space=space, couple=couple, age=age, reason="test")
+
+
+def knight(owner: int, space: str) -> ev.KnightPlaced:
+    """A knight from ``owner``'s supply onto ``space``."""
+    return ev.KnightPlaced(owner=owner, space=space)
+
+
+def city(owner: int, space: str) -> ev.CityPlaced:
+    """A city of ``owner`` onto ``space``."""
+    return ev.CityPlaced(owner=owner, space=space)
+
+
+def thalers(seat: int, balance: int) -> ev.ThalersChanged:
+    """Set a seat's thalers."""
+    return ev.ThalersChanged(seat=seat, delta=0, balance=balance, reason="test")
+
+
+def taken(seat: int, card: str) -> ev.CardTaken:
+    """A card already in ``seat``'s play area this round."""
+    return ev.CardTaken(seat=seat, card=card, cost=0)
+
+
+def used(seat: int, electorate: str) -> ev.PrivilegeUsed:
+    """A privilege already used this round."""
+    return ev.PrivilegeUsed(seat=seat, electorate=electorate)
+
+
+def passed(seat: int) -> ev.Passed:
+    """A seat that has already passed this round."""
+    return ev.Passed(seat=seat)
+
+
+def phase4_events(*facts: Event, players: int = 4, emperor: int = 0, turn: int | None = None,
+                  round_: int = 2, settings: dict[str, Any] | None = None) -> list[Event]:
+    """The events of an arranged phase IV position (``turn`` defaults to the Emperor)."""
+    table = {"start_player": emperor, **(settings or {})}
+    return [
+        *start(players, table),
+        ev.PhaseStarted(round=round_, phase=4),
+        *facts,
+        request("actions", emperor if turn is None else turn),
+    ]
+
+
+def phase4(*facts: Event, players: int = 4, emperor: int = 0, turn: int | None = None, round_: int = 2,
+           settings: dict[str, Any] | None = None) -> GameState:
+    """An arranged phase IV position, waiting for ``turn`` (default: the Emperor) to act."""
+    return given(phase4_events(*facts, players=players, emperor=emperor, turn=turn, round_=round_,
+                               settings=settings))
+
+
+def at(state: GameState, space: str) -> Tile | Knight | Any:
+    """The piece on ``space``."""
+    return state.board[state.layout.by_id[space]]
+
+
+def fill(electorate: str, *owners: int, age: int = 25) -> list[Event]:
+    """Fill the aristocrat spaces of ``electorate`` in order: an int is a Baron of that seat, ``-k - 1`` a knight
+    of seat ``k`` (so ``-1`` is a knight of seat 0)."""
+    out: list[Event] = []
+    for i, owner in enumerate(owners):
+        space = f"{electorate}.aristocrat.{i}"
+        out.append(tile(owner, space, age) if owner >= 0 else knight(-owner - 1, space))
+    return out
