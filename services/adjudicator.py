@@ -1,0 +1,167 @@
+"""The offline adjudicator: referee a whole game from JSON lines, without any server.
+
+Input, one JSON object per line (blank lines are skipped but keep their line number)::
+
+    {"game": "shadow", "players": ["Red", "Green", "Blue", "Yellow"], "settings": {}, "seed": 1}
+    {"type": "PlaceEmpireCity", "seat": 0, "electorate": "saxony"}
+    ...
+
+The first line is the game header (``settings`` and ``seed`` may be left out: ``{}`` and 0); every further line
+is one command as documented in ``services/rules/shadow/COMMANDS.md``.
+
+Output, one JSON object per line: the opening events, then for every command line its events or its rejection::
+
+    {"line": 1, "version": 1, "event": {"type": "GameStarted", ...}}
+    {"line": 2, "version": 5, "event": {...}}
+    {"line": 3, "rejection": {"code": "not_your_turn", "message": "...", "rulings": ["G1"]}}
+
+``version`` is the event's 1-based position in the game (as in the event store). A line that is not JSON is
+rejected with ``not_json``; a JSON value that is not a valid command (not an object, unknown ``type``, missing
+or extra fields) with ``bad_command``; a valid command the rules refuse with the game's own code. A rejected
+line changes nothing and adjudication goes on with the next line. A header that can not start a game gives a
+single ``bad_header`` (or ``unknown_game``) rejection on line 1 and nothing else.
+
+Optional last line (``final_view``): ``{"final": {"version": n, "over": bool, "result": {...} | null,
+"view": {...spectator view...}}}``. The same input always gives the same output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from events.base import Event, Rejection
+from services.rules.decider import Decider
+from services.rules.registry import game_names, get_decider
+
+NOT_JSON = "not_json"
+BAD_COMMAND = "bad_command"
+BAD_HEADER = "bad_header"
+UNKNOWN_GAME = "unknown_game"
+HEADER_FIELDS = frozenset({"game", "players", "settings", "seed"})
+
+
+def summarize(exc: ValidationError, limit: int = 300) -> str:
+    """A one-line summary of a validation error (field paths and messages)."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    text = "; ".join(parts)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _rejection(line: int, code: str, message: str, rulings: Iterable[str] = ()) -> dict[str, Any]:
+    return {"line": line, "rejection": {"code": code, "message": message, "rulings": list(rulings)}}
+
+
+class Adjudicator:
+    """One game refereed line by line; ``feed`` returns the output records of one input line."""
+
+    def __init__(self) -> None:
+        self.decider: Decider | None = None
+        self.state: Any = None
+        self.version = 0
+        self.players: tuple[str, ...] = ()
+
+    @property
+    def started(self) -> bool:
+        """Whether the header line started a game."""
+        return self.decider is not None
+
+    def _events(self, line: int, events: list[Event]) -> list[dict[str, Any]]:
+        assert self.decider is not None
+        out = []
+        for event in events:
+            self.state = self.decider.evolve(self.state, event)
+            self.version += 1
+            out.append({"line": line, "version": self.version, "event": event.to_dict()})
+        return out
+
+    def header(self, line: int, text: str | bytes) -> list[dict[str, Any]]:
+        """Start the game from the header line."""
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            return [_rejection(line, BAD_HEADER, f"the header is not JSON: {exc}")]
+        if not isinstance(data, dict):
+            return [_rejection(line, BAD_HEADER, "the header must be a JSON object")]
+        extra = sorted(set(data) - HEADER_FIELDS)
+        if extra:
+            return [_rejection(line, BAD_HEADER, f"unknown header field(s): {', '.join(extra)}")]
+        name, players = data.get("game"), data.get("players")
+        settings, seed = data.get("settings") or {}, data.get("seed", 0)
+        if not isinstance(name, str):
+            return [_rejection(line, BAD_HEADER, "the header needs \"game\": the game's name")]
+        if name not in game_names():
+            return [_rejection(line, UNKNOWN_GAME, f"unknown game {name!r}; known: {', '.join(game_names())}")]
+        if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
+            return [_rejection(line, BAD_HEADER, "\"players\" must be a list of player names")]
+        if not isinstance(settings, dict):
+            return [_rejection(line, BAD_HEADER, "\"settings\" must be a JSON object")]
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            return [_rejection(line, BAD_HEADER, "\"seed\" must be an integer")]
+        decider = get_decider(name)
+        try:
+            events = decider.start(players, settings, seed)
+        except ValidationError as exc:
+            return [_rejection(line, BAD_HEADER, f"bad settings: {summarize(exc)}")]
+        except (ValueError, TypeError) as exc:
+            return [_rejection(line, BAD_HEADER, str(exc)[:300])]
+        self.decider, self.players = decider, tuple(players)
+        self.state = decider.initial_state()
+        return self._events(line, events)
+
+    def command(self, line: int, text: str | bytes) -> list[dict[str, Any]]:
+        """Referee one command line."""
+        assert self.decider is not None, "the header comes first"
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            return [_rejection(line, NOT_JSON, f"not JSON: {exc}")]
+        if not isinstance(data, dict):
+            return [_rejection(line, BAD_COMMAND, "a command must be a JSON object")]
+        try:
+            command = self.decider.parse_command(data)
+        except ValidationError as exc:
+            return [_rejection(line, BAD_COMMAND, summarize(exc))]
+        except (ValueError, TypeError, KeyError) as exc:
+            return [_rejection(line, BAD_COMMAND, str(exc)[:300])]
+        result = self.decider.decide(self.state, command)
+        if isinstance(result, Rejection):
+            return [_rejection(line, result.code, result.message, result.rulings)]
+        return self._events(line, result)
+
+    def final(self) -> dict[str, Any]:
+        """The closing record: version, whether the game is over, its result and the spectator view."""
+        if self.decider is None:
+            return {"final": None}
+        return {"final": {"version": self.version, "over": self.decider.is_over(self.state),
+                          "result": self.decider.result(self.state), "view": self.decider.view(self.state, None)}}
+
+
+def adjudicate(lines: Iterable[str | bytes], final_view: bool = False) -> Iterator[dict[str, Any]]:
+    """The output records for the input lines (numbered from 1)."""
+    judge = Adjudicator()
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        if not judge.started:
+            yield from judge.header(number, raw)
+            if not judge.started:
+                return
+        else:
+            yield from judge.command(number, raw)
+    if not judge.started:
+        yield _rejection(0, BAD_HEADER, "empty input: the first line must be the game header")
+        return
+    if final_view:
+        yield judge.final()
+
+
+def dumps(record: dict[str, Any]) -> bytes:
+    """One output line (compact JSON, no newline)."""
+    return orjson.dumps(record)

@@ -1,0 +1,212 @@
+"""``make bench``: throughput of the rules engine (and, once they exist, of the services).
+
+Prints figures line by line; the LAST line is one JSON object with every figure, e.g.::
+
+    {"engine_games_per_s": 70.1, "fold_events_per_s": 410000.0, "decide_p50_us": 95.0, ...}
+
+A section is a function ``(ctx) -> dict`` whose dict is merged into that JSON. Sections from modules that do not
+exist yet are skipped: ``services.bench_service`` may define ``SECTIONS`` (a list of such functions) or
+``bench(ctx)``; it is picked up when present. Each section prints its own figures through ``ctx.say``.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import orjson
+
+from events.base import Command, Event, Rejection
+from services.bots.random_bot import choose
+from services.rules.decider import Decider
+from services.rules.registry import get_decider
+
+NAMES = ("Red", "Green", "Blue", "Yellow")
+OPTIONAL_SECTION_MODULES = ("services.bench_service",)
+
+
+@dataclass
+class RecordedGame:
+    """One complete game: its opening events, then each command with the events it caused."""
+
+    opening: list[Event]
+    moves: list[tuple[Command, list[Event]]]
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event of the game, in order."""
+        return self.opening + [e for _, events in self.moves for e in events]
+
+
+@dataclass
+class Context:
+    """What sections share: the decider, sample sizes, recorded games and the output."""
+
+    decider: Decider
+    games: int = 40
+    seed: int = 1
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    recorded: list[RecordedGame] = field(default_factory=list)
+
+    def say(self, line: str) -> None:
+        """Print one figure line."""
+        print(line, file=self.out, flush=True)
+
+
+Section = Callable[[Context], dict[str, Any]]
+
+
+def play_random_game(decider: Decider, seed: int, players: int = 4) -> RecordedGame:
+    """One seeded random game, recorded (decide + evolve in one pass when the decider offers ``execute``)."""
+    opening = decider.start(NAMES[:players], {}, seed)
+    state = decider.initial_state()
+    for event in opening:
+        state = decider.evolve(state, event)
+    rng = random.Random(seed)
+    execute = getattr(decider, "execute", None)
+    moves: list[tuple[Command, list[Event]]] = []
+    while not decider.is_over(state):
+        command = choose(decider, state, decider.awaited(state)[0], rng)
+        assert command is not None
+        if execute is not None:
+            result = execute(state, command)
+            if isinstance(result, Rejection):
+                raise RuntimeError(f"legal command rejected: {result}")
+            events, state = result
+        else:
+            events = decider.decide(state, command)
+            if isinstance(events, Rejection):
+                raise RuntimeError(f"legal command rejected: {events}")
+            for event in events:
+                state = decider.evolve(state, event)
+        moves.append((command, events))
+    return RecordedGame(opening, moves)
+
+
+def section_engine_games(ctx: Context) -> dict[str, Any]:
+    """Complete random 4-player games per second on one core (bot choice included)."""
+    play_random_game(ctx.decider, ctx.seed - 1)  # warm-up (imports, caches)
+    t0 = time.perf_counter()
+    for i in range(ctx.games):  # the games are dropped as they end: the timing holds no growing heap
+        play_random_game(ctx.decider, ctx.seed + i)
+    elapsed = time.perf_counter() - t0
+    ctx.recorded = [play_random_game(ctx.decider, ctx.seed + i) for i in range(ctx.games)]
+    gc.collect()
+    gc.freeze()  # the recorded games are read-only from here: keep the collector off them
+    commands = sum(len(g.moves) for g in ctx.recorded)
+    events = sum(len(g.events) for g in ctx.recorded)
+    rate = ctx.games / elapsed
+    ctx.say(f"engine: {ctx.games} random 4-player games in {elapsed:.2f} s = {rate:.1f} games/s "
+            f"({commands / ctx.games:.0f} commands, {events / ctx.games:.0f} events per game)")
+    return {"engine_games_per_s": round(rate, 2), "engine_games": ctx.games,
+            "commands_per_game": round(commands / ctx.games, 1), "events_per_game": round(events / ctx.games, 1),
+            "engine_commands_per_s": round(commands / elapsed, 1)}
+
+
+def section_fold(ctx: Context) -> dict[str, Any]:
+    """Folding every event of the recorded games from scratch with ``evolve``."""
+    decider = ctx.decider
+    streams = [g.events for g in ctx.recorded]
+    total = sum(len(s) for s in streams)
+    elapsed = float("inf")
+    for _ in range(3):  # best of three
+        t0 = time.perf_counter()
+        for stream in streams:
+            state = decider.initial_state()
+            for event in stream:
+                state = decider.evolve(state, event)
+        elapsed = min(elapsed, time.perf_counter() - t0)
+    rate = total / elapsed
+    ctx.say(f"fold: {total} events of {len(streams)} games in {elapsed:.2f} s = {rate:,.0f} events/s")
+    return {"fold_events_per_s": round(rate, 1)}
+
+
+def section_decide(ctx: Context) -> dict[str, Any]:
+    """Latency of ``decide`` alone over every command of the recorded games (state before it, precomputed)."""
+    decider = ctx.decider
+    samples: list[float] = []
+    clock = time.perf_counter_ns
+    for game in ctx.recorded:
+        state = decider.initial_state()
+        for event in game.opening:
+            state = decider.evolve(state, event)
+        for command, events in game.moves:
+            t0 = clock()
+            decider.decide(state, command)
+            samples.append((clock() - t0) / 1000)
+            for event in events:
+                state = decider.evolve(state, event)
+    samples.sort()
+    p50 = statistics.median(samples)
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+    ctx.say(f"decide: {len(samples)} commands, p50 {p50:.1f} us, p99 {p99:.1f} us, max {samples[-1]:.1f} us")
+    return {"decide_p50_us": round(p50, 2), "decide_p99_us": round(p99, 2), "decide_max_us": round(samples[-1], 2)}
+
+
+def section_codec(ctx: Context) -> dict[str, Any]:
+    """JSON round trip of recorded events (what the store and the bus pay per event)."""
+    decider = ctx.decider
+    events = [e for g in ctx.recorded[:5] for e in g.events]
+    t0 = time.perf_counter()
+    for event in events:
+        decider.parse_event(event.to_json())
+    elapsed = time.perf_counter() - t0
+    rate = len(events) / elapsed
+    ctx.say(f"codec: {len(events)} events serialized and parsed back in {elapsed:.2f} s = {rate:,.0f} events/s")
+    return {"event_codec_per_s": round(rate, 1)}
+
+
+SECTIONS: list[Section] = [section_engine_games, section_fold, section_decide, section_codec]
+
+
+def optional_sections() -> list[Section]:
+    """Sections of modules that exist (e.g. ``services.bench_service``); missing ones are skipped."""
+    found: list[Section] = []
+    for name in OPTIONAL_SECTION_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        sections = getattr(module, "SECTIONS", None)
+        if sections is None and callable(getattr(module, "bench", None)):
+            sections = [module.bench]
+        found.extend(sections or [])
+    return found
+
+
+def run(ctx: Context, sections: list[Section] | None = None) -> dict[str, Any]:
+    """Run the sections in order; a failing optional section is reported and skipped."""
+    figures: dict[str, Any] = {"python": platform.python_version(), "rules_version": ctx.decider.rules_version}
+    core = SECTIONS if sections is None else sections
+    extra = optional_sections() if sections is None else []
+    for section in core:
+        figures.update(section(ctx))
+    for section in extra:
+        try:
+            figures.update(section(ctx))
+        except Exception as exc:  # an unfinished service section must not hide the engine figures
+            ctx.say(f"{section.__module__}.{section.__name__}: skipped ({type(exc).__name__}: {exc})")
+    gc.unfreeze()
+    return figures
+
+
+def main(quick: bool = False, out: TextIO | None = None) -> dict[str, Any]:
+    """Print the figures, then the JSON line. ``quick``: small samples (seconds, for tests)."""
+    ctx = Context(decider=get_decider("shadow"), games=3 if quick else 200, out=out or sys.stdout)
+    figures = run(ctx)
+    print(orjson.dumps(figures).decode(), file=ctx.out, flush=True)
+    return figures
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv[1:])
