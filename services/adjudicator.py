@@ -95,15 +95,15 @@ class Adjudicator:
         name, players = data.get("game"), data.get("players")
         settings, seed = data.get("settings") or {}, data.get("seed", 0)
         if not isinstance(name, str):
-            return [_rejection(line, BAD_HEADER, "the header needs \"game\": the game's name")]
+            return [_rejection(line, BAD_HEADER, 'the header needs "game": the game\'s name')]
         if name not in game_names():
             return [_rejection(line, UNKNOWN_GAME, f"unknown game {name!r}; known: {', '.join(game_names())}")]
         if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
-            return [_rejection(line, BAD_HEADER, "\"players\" must be a list of player names")]
+            return [_rejection(line, BAD_HEADER, '"players" must be a list of player names')]
         if not isinstance(settings, dict):
-            return [_rejection(line, BAD_HEADER, "\"settings\" must be a JSON object")]
+            return [_rejection(line, BAD_HEADER, '"settings" must be a JSON object')]
         if not isinstance(seed, int) or isinstance(seed, bool):
-            return [_rejection(line, BAD_HEADER, "\"seed\" must be an integer")]
+            return [_rejection(line, BAD_HEADER, '"seed" must be an integer')]
         decider = get_decider(name)
         try:
             events = decider.start(players, settings, seed)
@@ -139,8 +139,14 @@ class Adjudicator:
         """The closing record: version, whether the game is over, its result and the spectator view."""
         if self.decider is None:
             return {"final": None}
-        return {"final": {"version": self.version, "over": self.decider.is_over(self.state),
-                          "result": self.decider.result(self.state), "view": self.decider.view(self.state, None)}}
+        return {
+            "final": {
+                "version": self.version,
+                "over": self.decider.is_over(self.state),
+                "result": self.decider.result(self.state),
+                "view": self.decider.view(self.state, None),
+            }
+        }
 
 
 def adjudicate(lines: Iterable[str | bytes], final_view: bool = False) -> Iterator[dict[str, Any]]:

@@ -104,11 +104,17 @@ def section_engine_games(ctx: Context) -> dict[str, Any]:
     commands = sum(len(g.moves) for g in ctx.recorded)
     events = sum(len(g.events) for g in ctx.recorded)
     rate = ctx.games / elapsed
-    ctx.say(f"engine: {ctx.games} random 4-player games in {elapsed:.2f} s = {rate:.1f} games/s "
-            f"({commands / ctx.games:.0f} commands, {events / ctx.games:.0f} events per game)")
-    return {"engine_games_per_s": round(rate, 2), "engine_games": ctx.games,
-            "commands_per_game": round(commands / ctx.games, 1), "events_per_game": round(events / ctx.games, 1),
-            "engine_commands_per_s": round(commands / elapsed, 1)}
+    ctx.say(
+        f"engine: {ctx.games} random 4-player games in {elapsed:.2f} s = {rate:.1f} games/s "
+        f"({commands / ctx.games:.0f} commands, {events / ctx.games:.0f} events per game)"
+    )
+    return {
+        "engine_games_per_s": round(rate, 2),
+        "engine_games": ctx.games,
+        "commands_per_game": round(commands / ctx.games, 1),
+        "events_per_game": round(events / ctx.games, 1),
+        "engine_commands_per_s": round(commands / elapsed, 1),
+    }
 
 
 def section_fold(ctx: Context) -> dict[str, Any]:

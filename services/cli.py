@@ -84,14 +84,16 @@ def parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="play a complete seeded game between random bots and print it")
     demo.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
     demo.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="number of bots (default 4)")
-    demo.add_argument("--engine", action="store_true",
-                      help="play on the rules engine alone, without the Redis streams service")
+    demo.add_argument(
+        "--engine", action="store_true", help="play on the rules engine alone, without the Redis streams service"
+    )
 
     adj = sub.add_parser("adjudicate", help="referee a game given as JSON lines (header, then one command a line)")
     adj.add_argument("input", nargs="?", help="input file of JSON lines (default: stdin)")
     adj.add_argument("-o", "--output", help="output file (default: stdout)")
-    adj.add_argument("--final-view", action="store_true",
-                     help="end with one line holding the result and the final spectator view")
+    adj.add_argument(
+        "--final-view", action="store_true", help="end with one line holding the result and the final spectator view"
+    )
 
     bench = sub.add_parser("bench", help="measure the engine (and the service, when available)")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller samples)")

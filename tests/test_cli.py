@@ -90,8 +90,10 @@ def test_given_a_line_that_is_no_valid_command_when_adjudicated_then_bad_command
 
 def test_given_blank_lines_when_adjudicated_then_they_are_skipped_but_keep_their_number() -> None:
     out = run([orjson.dumps(HEADER), b"", b"  \n", b'{"type": "Pass", "seat": 0}'])
-    assert out[-1] == {"line": 4, "rejection": {
-        "code": "wrong_decision", "message": out[-1]["rejection"]["message"], "rulings": []}}
+    assert out[-1] == {
+        "line": 4,
+        "rejection": {"code": "wrong_decision", "message": out[-1]["rejection"]["message"], "rulings": []},
+    }
 
 
 @pytest.mark.parametrize(
@@ -119,8 +121,10 @@ def test_given_a_command_after_the_end_when_adjudicated_then_game_over_and_the_f
 ) -> None:
     lines = lines_of(live_game)
     out = run([*lines, lines[-1]], final_view=True)
-    assert out[-2] == {"line": len(lines) + 1, "rejection": {
-        "code": "game_over", "message": "The game is over.", "rulings": ["G3"]}}
+    assert out[-2] == {
+        "line": len(lines) + 1,
+        "rejection": {"code": "game_over", "message": "The game is over.", "rulings": ["G3"]},
+    }
     final = out[-1]["final"]
     assert final["over"] is True
     assert final["version"] == len(live_game.events)
@@ -151,14 +155,22 @@ def test_given_json_lines_on_stdin_when_running_python_m_services_cli_adjudicate
     live_game: bench.RecordedGame,
 ) -> None:
     stdin = b"\n".join([*lines_of(live_game)[:10], b"{oops"]) + b"\n"
-    proc = subprocess.run([sys.executable, "-m", "services.cli", "adjudicate"], input=stdin,
-                          capture_output=True, cwd=ROOT, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "services.cli", "adjudicate"],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     records = [orjson.loads(x) for x in proc.stdout.splitlines()]
     events = [e for _, evs in live_game.moves[:9] for e in evs]
     assert [r["event"] for r in records if "event" in r] == [e.to_dict() for e in live_game.opening + events]
-    assert records[-1] == {"line": 11, "rejection": {
-        "code": "not_json", "message": records[-1]["rejection"]["message"], "rulings": []}}
+    assert records[-1] == {
+        "line": 11,
+        "rejection": {"code": "not_json", "message": records[-1]["rejection"]["message"], "rulings": []},
+    }
 
 
 def test_given_a_seed_when_the_engine_demo_runs_then_it_prints_each_command_and_the_winner() -> None:
@@ -172,7 +184,8 @@ def test_given_a_seed_when_the_engine_demo_runs_then_it_prints_each_command_and_
     winners = ", ".join(("Red", "Green", "Blue", "Yellow")[w] for w in result["winners"])
     assert lines[-1] in (f"Winner: {winners}", f"Shared victory: {winners}")
     assert lines[-2] == "Scores: " + ", ".join(
-        f"{n} {v} VP" for n, v in zip(("Red", "Green", "Blue", "Yellow"), result["scores"], strict=True))
+        f"{n} {v} VP" for n, v in zip(("Red", "Green", "Blue", "Yellow"), result["scores"], strict=True)
+    )
     again = io.StringIO()
     play(seed=3, players=4, out=again)
     assert again.getvalue() == text
