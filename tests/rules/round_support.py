@@ -1,0 +1,114 @@
+"""Arranged positions for the round scenarios (phases I-III and VII-VIII, game end, player counts).
+
+Every fact is an ordinary event folded on top of a real game start (evolve is mechanical), so a position holds
+exactly what its facts put there. Two entry points reach the automatic phases through a real command:
+
+- ``before_round(...)``: the Emperor is asked for his phase VII empire city in round 1 or 2; placing it
+  (``next_round``) runs phase VIII, then phases I, II and III of the next round.
+- ``before_last_pass(...)``: one seat has still to pass in phase IV; its ``Pass`` runs phases V, VI and VII.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from events.base import Event
+from events.shadow import commands as cmd
+from events.shadow import events as ev
+from services.rules.shadow.state import GameState
+from tests.rules.support import accepted, given, request, start
+
+
+def tile(owner: int, space: str, age: int = 25, couple: bool = False) -> ev.AristocratPlaced:
+    """An aristocrat tile from ``owner``'s supply onto ``space``."""
+    return ev.AristocratPlaced(owner=owner, space=space, couple=couple, age=age, reason="test")
+
+
+def knight(owner: int, space: str) -> ev.KnightPlaced:
+    """A knight from ``owner``'s supply onto ``space``."""
+    return ev.KnightPlaced(owner=owner, space=space)
+
+
+def city(owner: int, space: str) -> ev.CityPlaced:
+    """A city of ``owner`` onto ``space``."""
+    return ev.CityPlaced(owner=owner, space=space)
+
+
+def empire_city(space: str) -> ev.EmpireCityPlaced:
+    """An empire city onto ``space``."""
+    return ev.EmpireCityPlaced(seat=0, space=space)
+
+
+def thalers(seat: int, balance: int) -> ev.ThalersChanged:
+    """Set a seat's thalers."""
+    return ev.ThalersChanged(seat=seat, delta=0, balance=balance, reason="test")
+
+
+def vp(seat: int, total: int) -> ev.VictoryPointsScored:
+    """Set a seat's VP total."""
+    return ev.VictoryPointsScored(seat=seat, points=total, total=total, reason="test")
+
+
+def taken(seat: int, card: str, via_trier: bool = False, without_effect: bool = False) -> ev.CardTaken:
+    """A card taken in this round's phase IV."""
+    return ev.CardTaken(seat=seat, card=card, cost=0, via_trier=via_trier, without_effect=without_effect)
+
+
+def at(state: GameState, space: str) -> Any:
+    """The piece on ``space``."""
+    return state.board[state.layout.by_id[space]]
+
+
+def table(emperor: int, settings: dict[str, Any] | None) -> dict[str, Any]:
+    return {"start_player": emperor, **(settings or {})}
+
+
+def before_round_events(*facts: Event, players: int = 4, emperor: int = 0, round_: int = 1,
+                        settings: dict[str, Any] | None = None, seed: int = 0) -> list[Event]:
+    """Phase VII of ``round_`` (1 or 2), the Emperor asked to place an empire city; ``facts`` are arranged
+    during that round's phase IV (so cards taken among them count for the next phase III)."""
+    return [
+        *start(players, table(emperor, settings), seed),
+        ev.PhaseStarted(round=round_, phase=4),
+        *facts,
+        ev.PhaseStarted(round=round_, phase=7),
+        request("emperor_place_city", emperor),
+    ]
+
+
+def before_round(*facts: Event, players: int = 4, emperor: int = 0, round_: int = 1,
+                 settings: dict[str, Any] | None = None, seed: int = 0) -> GameState:
+    """The folded position of :func:`before_round_events`."""
+    return given(before_round_events(*facts, players=players, emperor=emperor, round_=round_,
+                                     settings=settings, seed=seed))
+
+
+def next_round(state: GameState, electorate: str = "bohemia") -> tuple[list[Event], GameState]:
+    """The Emperor places his phase VII empire city; phases VIII, I, II and III follow on their own."""
+    return accepted(state, cmd.PlaceEmpireCity(seat=state.emperor, electorate=electorate))
+
+
+def before_last_pass_events(*facts: Event, players: int = 4, emperor: int = 0, last: int | None = None,
+                            round_: int = 1, settings: dict[str, Any] | None = None) -> list[Event]:
+    """Phase IV of ``round_`` where every seat but ``last`` (default: the one before the Emperor) passed."""
+    last = (emperor - 1) % players if last is None else last
+    return [
+        *start(players, table(emperor, settings)),
+        ev.PhaseStarted(round=round_, phase=4),
+        *facts,
+        *(ev.Passed(seat=seat) for seat in range(players) if seat != last),
+        request("actions", last),
+    ]
+
+
+def before_last_pass(*facts: Event, players: int = 4, emperor: int = 0, last: int | None = None,
+                     round_: int = 1, settings: dict[str, Any] | None = None) -> GameState:
+    """The folded position of :func:`before_last_pass_events`."""
+    return given(before_last_pass_events(*facts, players=players, emperor=emperor, last=last, round_=round_,
+                                         settings=settings))
+
+
+def last_pass(state: GameState) -> tuple[list[Event], GameState]:
+    """The last seat passes: phases V, VI (skipped without a Rival) and VII follow."""
+    assert state.pending is not None
+    return accepted(state, cmd.Pass(seat=state.pending.seats[0]))
