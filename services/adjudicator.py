@@ -152,8 +152,9 @@ class Adjudicator:
 def adjudicate(lines: Iterable[str | bytes], final_view: bool = False) -> Iterator[dict[str, Any]]:
     """The output records for the input lines (numbered from 1)."""
     judge = Adjudicator()
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
+    for number, line in enumerate(lines, start=1):
+        raw = line.strip()
+        if not raw:
             continue
         if not judge.started:
             yield from judge.header(number, raw)
