@@ -13,58 +13,22 @@ from typing import Any
 import pytest
 
 from events.base import Event
-from tests.rules.support import DECIDER, accepted, cmd, ev, given, of_type, prompt, rejected, request, start
+from tests.rules.phase56_support import (
+    ELECTORATES,
+    baron,
+    card,
+    city,
+    couple,
+    died,
+    empire_city,
+    knight,
+    phase_v,
+    piece,
+    tile_at,
+)
+from tests.rules.support import DECIDER, accepted, cmd, ev, of_type, prompt, rejected
 
 Seated = ev.ElectorChanged | ev.ElectorRetained
-ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
-
-
-# --- arranged facts ---------------------------------------------------------------------------------------
-def baron(owner: int, space: str, age: int = 25) -> ev.AristocratPlaced:
-    return ev.AristocratPlaced(owner=owner, space=space, couple=False, age=age, reason="test")
-
-
-def couple(owner: int, space: str, age: int = 35) -> ev.AristocratPlaced:
-    return ev.AristocratPlaced(owner=owner, space=space, couple=True, age=age, reason="test")
-
-
-def knight(owner: int, space: str) -> ev.KnightPlaced:
-    return ev.KnightPlaced(owner=owner, space=space)
-
-
-def city(owner: int, space: str) -> ev.CityPlaced:
-    return ev.CityPlaced(owner=owner, space=space)
-
-
-def empire_city(space: str) -> ev.EmpireCityPlaced:
-    return ev.EmpireCityPlaced(seat=0, space=space)
-
-
-def died(owner: int, space: str) -> ev.AristocratDied:
-    return ev.AristocratDied(owner=owner, space=space, couple=False, cause="old_age")
-
-
-def gray_eminence_card(seat: int) -> ev.CardTaken:
-    return ev.CardTaken(seat=seat, card="gray_eminence", cost=0)
-
-
-def phase_iv_ending(*facts: Event, players: int = 4, settings: dict[str, Any] | None = None, last: int = 0) -> Any:
-    """Round 1, phase IV: the facts on the board, every seat but ``last`` has passed, ``last`` is to act."""
-    return given(
-        [
-            *start(players, settings),
-            ev.PhaseStarted(round=1, phase=4),
-            *facts,
-            *(ev.Passed(seat=s) for s in range(players) if s != last),
-            request("actions", last),
-        ]
-    )
-
-
-def phase_v(*facts: Event, **kwargs: Any) -> tuple[list[Event], Any]:
-    """When the last seat passes, phase V starts: its events and the state after them."""
-    state = phase_iv_ending(*facts, **kwargs)
-    return accepted(state, cmd.Pass(seat=state.turn))
 
 
 def seat_of(events: list[Event], electorate: str) -> Any:
@@ -84,15 +48,6 @@ def phase_v_points(events: list[Event]) -> list[tuple[int, int, str]]:
         elif isinstance(e, ev.VictoryPointsScored) and phase == 5:
             out.append((e.seat, e.points, e.reason))
     return out
-
-
-def piece(state: Any, space: str) -> Any:
-    return state.board[state.layout.by_id[space]]
-
-
-def tile_at(state: Any, space: str) -> tuple[int, bool, int] | None:
-    p = piece(state, space)
-    return None if p is None else (p.owner, p.couple, p.age)
 
 
 # --- V1 power ---------------------------------------------------------------------------------------------
@@ -481,7 +436,7 @@ def test_given_the_option_elector_at_phase_v_start_and_an_empty_mainz_when_fille
 def test_given_the_gray_eminence_card_when_phase_v_starts_then_its_holder_may_place_it_first() -> None:
     """[P8, X13] Before any seat is decided the card's holder may put a Baron aged 45 in the Gray eminence slot
     of any open electorate, or decline."""
-    events, state = phase_v(gray_eminence_card(2), baron(1, "koeln.aristocrat.0"))
+    events, state = phase_v(card(2, "gray_eminence"), baron(1, "koeln.aristocrat.0"))
     assert not [e for e in events if isinstance(e, Seated)]
     p = prompt(state)
     assert (p.decision, p.seats) == ("gray_eminence", (2,))
@@ -494,7 +449,7 @@ def test_given_the_gray_eminence_card_when_phase_v_starts_then_its_holder_may_pl
 
 def test_given_the_gray_eminence_placed_in_an_archdiocese_when_it_wins_then_it_becomes_elector() -> None:
     """[P8, V1, V4] The Gray eminence Baron is worth 1 power and may become an archdiocese's elector."""
-    _, state = phase_v(gray_eminence_card(2))
+    _, state = phase_v(card(2, "gray_eminence"))
     events, state = accepted(state, cmd.PlacePiece(seat=2, electorate="koeln", space_kind="eminence"))
     placed = of_type(events, ev.AristocratPlaced)
     assert [(a.owner, a.space, a.couple, a.age) for a in placed] == [(2, "koeln.eminence", False, 45)]
@@ -507,7 +462,7 @@ def test_given_the_gray_eminence_placed_in_an_archdiocese_when_it_wins_then_it_b
 
 def test_given_the_gray_eminence_placed_in_a_tie_when_it_counts_then_it_breaks_the_tie() -> None:
     """[P8, V1] The Gray eminence's 1 power counts in that electorate's decision."""
-    _, state = phase_v(gray_eminence_card(2), baron(2, "bohemia.elector"), baron(3, "bohemia.aristocrat.0"))
+    _, state = phase_v(card(2, "gray_eminence"), baron(2, "bohemia.elector"), baron(3, "bohemia.aristocrat.0"))
     events, _ = accepted(state, cmd.PlacePiece(seat=2, electorate="bohemia", space_kind="eminence"))
     retained = seat_of(events, "bohemia")
     assert isinstance(retained, ev.ElectorRetained)
@@ -516,7 +471,7 @@ def test_given_the_gray_eminence_placed_in_a_tie_when_it_counts_then_it_breaks_t
 
 def test_given_the_gray_eminence_card_when_its_holder_declines_then_nothing_is_placed() -> None:
     """[X13] The owner may decline to place the Gray eminence Baron."""
-    _, state = phase_v(gray_eminence_card(2), baron(1, "koeln.aristocrat.0"))
+    _, state = phase_v(card(2, "gray_eminence"), baron(1, "koeln.aristocrat.0"))
     events, state = accepted(state, cmd.Decline(seat=2))
     assert not of_type(events, ev.AristocratPlaced)
     assert all(piece(state, f"{k}.eminence") is None for k in ELECTORATES)
@@ -526,7 +481,7 @@ def test_given_the_gray_eminence_card_when_its_holder_declines_then_nothing_is_p
 
 def test_given_a_two_player_game_when_the_gray_eminence_is_placed_then_closed_electorates_are_not_offered() -> None:
     """[X13, T1] Only open electorates take the Gray eminence Baron."""
-    _, state = phase_v(gray_eminence_card(1), players=2)
+    _, state = phase_v(card(1, "gray_eminence"), players=2)
     closed = {ELECTORATES[e] for e in state.closed}
     assert len(closed) == 2
     offered = {c.electorate for c in DECIDER.legal_commands(state, 1) if isinstance(c, cmd.PlacePiece)}
@@ -537,7 +492,7 @@ def test_given_a_two_player_game_when_the_gray_eminence_is_placed_then_closed_el
 def test_given_the_gray_eminence_card_and_an_empty_supply_when_phase_v_starts_then_nobody_is_asked() -> None:
     """[X13, B3] With no tile in supply there is nothing to place: phase V goes straight on."""
     spaces = [f"{k}.aristocrat.0" for k in ELECTORATES]
-    events, state = phase_v(gray_eminence_card(2), *(baron(2, s) for s in spaces))
+    events, state = phase_v(card(2, "gray_eminence"), *(baron(2, s) for s in spaces))
     assert state.tiles_in_supply[2] == 0
     assert not [e for e in events if isinstance(e, ev.DecisionRequested) and e.prompt.decision == "gray_eminence"]
     assert [e.electorate for e in events if isinstance(e, Seated)] == list(ELECTORATES)
