@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import orjson
@@ -214,3 +215,18 @@ def test_given_quick_mode_when_the_bench_runs_then_its_last_line_is_json_with_th
     out2 = io.StringIO()
     printed = bench.main(quick=True, out=out2)
     assert orjson.loads(out2.getvalue().splitlines()[-1]) == printed
+
+
+def test_given_a_streams_demo_module_when_demo_runs_without_engine_then_run_demo_gets_the_seed_and_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``services.demo.run_demo(seed, out)`` is used when it exists; ``--engine`` bypasses it."""
+    calls: list[tuple[int, object]] = []
+    fake = types.ModuleType("services.demo")
+    fake.run_demo = lambda seed, out: calls.append((seed, out))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "services.demo", fake)
+    assert cli.main(["demo", "--seed", "11"]) == 0
+    assert calls == [(11, sys.stdout)]
+    assert cli.main(["demo", "--engine", "--seed", "11"]) == 0
+    assert len(calls) == 1
+    assert capsys.readouterr().out.startswith("# shadow (rules shadow-1), 4 random bots, seed 11\n")
