@@ -539,7 +539,8 @@ def _setup_piece(tx: Tx, c: Any, p: ev.Prompt) -> None:
 
 @applies("replace_emperor", "ChooseAristocrat")
 def _replace_emperor(tx: Tx, c: Any, p: ev.Prompt) -> None:
-    flow.put_on_throne(tx, c.seat, _space(tx.state, c.space), ("A2",), "emperor_replaced")
+    rulings = ("A2",) if p.after == "phase_iii" else ("A2", "X11")
+    flow.put_on_throne(tx, c.seat, _space(tx.state, c.space), rulings, "emperor_replaced")
     if p.after == "phase_iii":
         flow.begin_phase(tx, tx.state.round, 3)
     else:

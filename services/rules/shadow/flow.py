@@ -151,10 +151,11 @@ def fill_empty_throne(tx: Tx, after: str) -> bool:
         return False
     candidates = throne_candidates(s, s.emperor, include_eminence=False)
     options = distinct_spaces(s, candidates)
+    rulings = ("A2",) if after == "phase_iii" else ("A2", "X11")
     if len(options) > 1:
-        request(tx, "replace_emperor", (s.emperor,), ("A2",), after=after)
+        request(tx, "replace_emperor", (s.emperor,), rulings, after=after)
         return True
-    put_on_throne(tx, s.emperor, options[0] if options else None, ("A2",), "emperor_replaced")
+    put_on_throne(tx, s.emperor, options[0] if options else None, rulings, "emperor_replaced")
     return False
 
 
