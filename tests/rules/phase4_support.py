@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.base import Event
+from events.base import Command, Event
 from events.shadow import events as ev
 from services.rules.shadow.state import GameState, Knight, Tile
-from tests.rules.support import given, request, start
+from tests.rules.support import DECIDER, given, request, start
 
 
 def tile(owner: int, space: str, age: int = 25, couple: bool = False) -> ev.AristocratPlaced:
@@ -82,3 +82,9 @@ def fill(electorate: str, *owners: int, age: int = 25) -> list[Event]:
         space = f"{electorate}.aristocrat.{i}"
         out.append(tile(owner, space, age) if owner >= 0 else knight(-owner - 1, space))
     return out
+
+
+def legal_of(state: GameState, seat: int, command_type: str) -> list[Any]:
+    """The legal commands of one type for ``seat`` now."""
+    out: list[Command] = DECIDER.legal_commands(state, seat)
+    return [c for c in out if c.type == command_type]  # type: ignore[attr-defined]
