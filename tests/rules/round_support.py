@@ -10,6 +10,7 @@ exactly what its facts put there. Two entry points reach the automatic phases th
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from events.base import Event
@@ -63,12 +64,27 @@ def table(emperor: int, settings: dict[str, Any] | None) -> dict[str, Any]:
     return {"start_player": emperor, **(settings or {})}
 
 
+def resized(events: list[Event], **counts: int) -> list[Event]:
+    """The same game start on a board with other space counts per electorate, e.g. ``aristocrat_spaces=1``
+    (the layout is recorded in GameStarted, so a game always runs on the board it started with [B2])."""
+    first = events[0]
+    assert isinstance(first, ev.GameStarted)
+    layout = copy.deepcopy(first.layout)
+    for electorate in layout["electorates"]:
+        electorate.update(counts)
+    return [first.model_copy(update={"layout": layout}), *events[1:]]
+
+
 def before_round_events(*facts: Event, players: int = 4, emperor: int = 0, round_: int = 1,
-                        settings: dict[str, Any] | None = None, seed: int = 0) -> list[Event]:
+                        settings: dict[str, Any] | None = None, seed: int = 0,
+                        aristocrat_spaces: int | None = None) -> list[Event]:
     """Phase VII of ``round_`` (1 or 2), the Emperor asked to place an empire city; ``facts`` are arranged
     during that round's phase IV (so cards taken among them count for the next phase III)."""
+    opening = start(players, table(emperor, settings), seed)
+    if aristocrat_spaces is not None:
+        opening = resized(opening, aristocrat_spaces=aristocrat_spaces)
     return [
-        *start(players, table(emperor, settings), seed),
+        *opening,
         ev.PhaseStarted(round=round_, phase=4),
         *facts,
         ev.PhaseStarted(round=round_, phase=7),
@@ -77,10 +93,11 @@ def before_round_events(*facts: Event, players: int = 4, emperor: int = 0, round
 
 
 def before_round(*facts: Event, players: int = 4, emperor: int = 0, round_: int = 1,
-                 settings: dict[str, Any] | None = None, seed: int = 0) -> GameState:
+                 settings: dict[str, Any] | None = None, seed: int = 0,
+                 aristocrat_spaces: int | None = None) -> GameState:
     """The folded position of :func:`before_round_events`."""
     return given(before_round_events(*facts, players=players, emperor=emperor, round_=round_,
-                                     settings=settings, seed=seed))
+                                     settings=settings, seed=seed, aristocrat_spaces=aristocrat_spaces))
 
 
 def next_round(state: GameState, electorate: str = "bohemia") -> tuple[list[Event], GameState]:
