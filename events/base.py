@@ -47,7 +47,9 @@ class Rejection(Message):
 
 
 def parse_json(adapter: TypeAdapter[Any], raw: bytes | str | dict[str, Any]) -> Any:
-    """Validate raw JSON (bytes/str) or an already-decoded dict with the given adapter."""
+    """Validate raw JSON (bytes/str) or an already-decoded dict with the given adapter.
+
+    Every bad input, malformed JSON included, raises ``pydantic.ValidationError``."""
     if isinstance(raw, dict):
         return adapter.validate_python(raw)
-    return adapter.validate_python(orjson.loads(raw))
+    return adapter.validate_json(raw)

@@ -123,11 +123,6 @@ def test_given_bytes_that_are_not_json_when_parsed_then_a_value_error(raw: bytes
         DECIDER.parse_command(raw)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="events.base.parse_json lets orjson.JSONDecodeError escape; the Decider protocol promises "
-    "pydantic.ValidationError on bad input (harmless for the worker, which also catches ValueError)",
-)
 @pytest.mark.parametrize("raw", [b"garbage", b""])
 def test_given_bytes_that_are_not_json_when_parsed_then_a_validation_error_as_the_protocol_says(raw: bytes) -> None:
     """The Decider protocol: parse_command raises pydantic.ValidationError on bad input."""

@@ -67,7 +67,11 @@ def push_knight(tx: Tx, space: int, by: int, rulings: tuple[str, ...]) -> None:
     """Send the knight on ``space`` back to its owner's supply [D2]."""
     knight = tx.state.board[space]
     assert isinstance(knight, Knight)
-    tx.emit(ev.KnightPushed(owner=knight.owner, space=tx.sid(space), by=by, rulings=(*rulings, "D2")))
+    tx.emit(
+        ev.KnightPushed(
+            owner=knight.owner, space=tx.sid(space), by=by, rulings=rulings if "D2" in rulings else (*rulings, "D2")
+        )
+    )
 
 
 def place_from_supply(
