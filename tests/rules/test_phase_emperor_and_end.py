@@ -82,6 +82,13 @@ def test_given_the_city_prompt_when_another_seat_or_a_full_electorate_is_named_t
     assert "mainz" not in {c.electorate for c in DECIDER.legal_commands(state, 0)}
 
 
+def test_given_the_city_prompt_when_the_emperor_declines_then_it_is_rejected() -> None:
+    """[R1] Placing the empire city is mandatory where possible: there is nothing to decline."""
+    _, state = last_pass(before_last_pass(tile(0, "throne", 15)))
+    rejected(state, cmd.Decline(seat=0), "wrong_decision")
+    assert {c.type for c in DECIDER.legal_commands(state, 0)} == {"PlaceEmpireCity"}
+
+
 def test_given_all_empire_cities_on_the_board_when_phase_vii_of_round_one_comes_then_placing_is_skipped() -> None:
     """[R1, X3] No empire city left beside the board: nothing to place; the round ends."""
     state = before_last_pass(tile(0, "throne", 15), empire_city("koeln.city.0"), empire_city("trier.city.0"),

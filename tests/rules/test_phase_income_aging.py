@@ -6,6 +6,8 @@ it: phases VIII, I, II and III then run on their own, as in a real game.
 
 from __future__ import annotations
 
+import pytest
+
 from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import Tile
@@ -257,3 +259,14 @@ def test_given_a_dead_bohemia_elector_when_the_emperor_is_elected_then_the_seat_
     assert ballot.votes == 1
     assert [s.source for s in ballot.sources] == ["elector of Duchy of Saxony"]
     assert (revealed.emperor_votes, revealed.rival_votes) == (0, 2)
+
+
+@pytest.mark.xfail(strict=True, reason="RULES.md (How to read an event) says an event cites X4 when the throne "
+                   "stays empty, but the engine records no event at all then: a log reader cannot see why the "
+                   "throne is empty. Needs a new event type (or a reuse decision): left to the engine owner.")
+def test_given_an_empty_throne_that_cannot_be_filled_when_aging_then_an_event_cites_x4() -> None:
+    """[X4] The empty throne is traceable in the record."""
+    electors = [tile(0, f"{key}.elector", 15) for key in
+                ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")]
+    events, _ = next_round(before_round(*electors, emperor=0))
+    assert [e for e in events if "X4" in e.rulings]

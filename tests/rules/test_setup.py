@@ -173,6 +173,13 @@ def test_given_a_setup_step_when_a_seat_out_of_order_answers_then_it_is_rejected
     assert DECIDER.awaited(state) == (1,)
 
 
+def test_given_a_setup_step_when_the_seat_sends_a_phase_iv_action_then_it_is_rejected() -> None:
+    """[S2, S3] Setup is no phase IV: only the placement asked for is accepted."""
+    _, state = after_empire_city()
+    rejected(state, cmd.Pass(seat=1), "wrong_decision")
+    rejected(state, cmd.PlaceKnight(seat=1, electorate="koeln", space_kind="castle"), "wrong_decision")
+
+
 def test_given_step_two_when_the_player_places_then_his_couple_35_takes_the_lowest_aristocrat_space() -> None:
     """[S2, X1] Step 2 is a Couple aged 35 on an empty aristocrat space (the lowest-numbered one)."""
     _, state = after_empire_city()
