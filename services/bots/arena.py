@@ -19,7 +19,9 @@ PLAYERS = 4
 NAMES = ("Red", "Green", "Blue", "Yellow")
 
 
-def play_game(decider: ShadowDecider, bots: Sequence[Any], seed: int, settings: dict[str, Any] | None = None) -> GameState:
+def play_game(
+    decider: ShadowDecider, bots: Sequence[Any], seed: int, settings: dict[str, Any] | None = None
+) -> GameState:
     """Play one seeded game to its end, each seat driven by ``bots[seat]``; return the final state."""
     state: GameState | None = None
     for event in decider.start(NAMES[: len(bots)], settings or {}, seed):

@@ -31,10 +31,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from events.base import Command, Rejection
+from events.base import Command
 from services.rules.decider import Decider
+from services.rules.shadow import actions
+from services.rules.shadow.effects import Tx
 from services.rules.shadow.flow import EMPEROR_ACTIONS, LAST_ROUND, vote_tally
-from services.rules.shadow.queries import BOHEMIA, MAINZ, SAXONY
+from services.rules.shadow.queries import BOHEMIA, MAINZ, SAXONY, stack_available
 from services.rules.shadow.state import EMPIRE, GameState, Knight, Tile
 
 # Value of holding each electorate's seat for one round, in VP (Mainz, Köln, Trier, Palatinate, Saxony,
@@ -44,15 +46,17 @@ THALER_VALUE = 0.3  # a thaler that can be carried into the next round
 SPARE_THALER_VALUE = 0.04  # a thaler above that (lost to the cap at the next income unless spent)
 FUTURE_DISCOUNT = 0.55  # later rounds are uncertain
 FUTURE_EMPEROR_SHARE = 0.35  # chance-weighted share of the Emperor's later bonuses
+NO_CANDIDATE_SHARE = 0.4  # later seat value counted for a player with no tile that could take it
 OPPONENT_MAX_WEIGHT = 0.6
 OPPONENT_MEAN_WEIGHT = 0.3
 WIN_BONUS = 100.0
+RIVAL_OPTION_SHARE = 0.93  # share of a Rival challenge's value counted before the bot takes the card
 
 
 class _Board:
     """Per-layout index lists used by the evaluation (built once per layout)."""
 
-    __slots__ = ("power_spaces", "candidate_spaces", "city_spaces", "spiritual", "electors")
+    __slots__ = ("candidate_spaces", "city_spaces", "electors", "power_spaces", "spiritual")
 
     def __init__(self, s: GameState) -> None:
         infos = s.layout.electorates
@@ -83,17 +87,6 @@ def _alive_weights(future_rounds: int) -> dict[int, float]:
 
 
 _ALIVE = {r: _alive_weights(r) for r in range(0, LAST_ROUND + 1)}
-
-
-def _has_candidate(s: GameState, b: _Board, seat: int, e: int) -> bool:
-    """Whether ``seat`` has a tile that may become elector of ``e`` [V4]."""
-    board = s.board
-    spiritual = b.spiritual[e]
-    for i in b.candidate_spaces[e]:
-        t = board[i]
-        if type(t) is Tile and t.owner == seat and not (spiritual and t.couple):
-            return True
-    return False
 
 
 def _unresolved_from(s: GameState) -> int:
@@ -155,13 +148,14 @@ def _votes(s: GameState, holders: list[int | None]) -> list[float]:
     return votes
 
 
-def election_outlook(s: GameState, me: int, holders: list[int | None]) -> tuple[float, float]:
+def election_outlook(s: GameState, me: int, holders: list[int | None], rival: int | None = None) -> tuple[float, float]:
     """(chance the Rival wins, chance the bot backs the winner) of this round's open election.
 
     Other voters' choices are unknown (their sealed votes are secret [E2]), each is a coin toss; the bot's own
     vote, if not yet sealed, is assumed to go to the side more likely to win."""
     votes = _votes(s, holders)
-    emperor, rival = s.emperor, s.rival
+    emperor = s.emperor
+    rival = s.rival if rival is None else rival
     assert rival is not None
     voters = [seat for seat in range(s.n) if seat not in (emperor, rival)]
     others = [votes[v] for v in voters if v != me]
@@ -180,118 +174,153 @@ def election_outlook(s: GameState, me: int, holders: list[int | None]) -> tuple[
     return p_if_emperor, 1.0 - p_if_emperor
 
 
-def estimates(s: GameState, me: int) -> list[float]:
-    """Each player's estimated final VP (see the module docstring)."""
+def _electorate(
+    s: GameState, b: _Board, e: int, unresolved: bool, phase_iv_open: bool, future: int
+) -> tuple[list[float], int | None]:
+    """One electorate's share of every player's VP estimate, and its projected holder after phase V."""
+    n = s.n
+    board = s.board
+    emperor = s.emperor
+    alive = _ALIVE[future]
+    adds = [0.0] * n
+    power = [0] * n
+    eff = [0.0] * n
+    for i in b.power_spaces[e]:
+        piece = board[i]
+        if piece is None:
+            continue
+        t = type(piece)
+        if t is Tile:
+            power[piece.owner] += piece.power  # type: ignore[union-attr]
+            eff[piece.owner] += piece.power * alive[piece.age]  # type: ignore[union-attr]
+        elif t is Knight:
+            power[piece.owner] += 1
+            eff[piece.owner] += 1.0
+        else:
+            owner = emperor if piece.owner == EMPIRE else piece.owner
+            power[owner] += 1
+            eff[owner] += 1.0
+    spiritual = b.spiritual[e]
+    candidates = {
+        t.owner  # type: ignore[union-attr]
+        for t in (board[i] for i in b.candidate_spaces[e])
+        if type(t) is Tile and not (spiritual and t.couple)
+    }
+    elector = board[b.electors[e]]
+    incumbent = elector.owner if elector is not None else None  # type: ignore[union-attr]
+    dist: dict[int | None, float] = {incumbent: 1.0}
+    if unresolved:
+        # This round's phase V: the most power takes the seat, 2 VP for a newcomer [V1-V4].
+        top = max(power)
+        if top > 0:
+            tied = [seat for seat in range(n) if power[seat] == top]
+            if len(tied) == 1:
+                winners = {tied[0]: 1.0}
+                margin = top - max(power[seat] for seat in range(n) if seat != tied[0])
+            elif emperor in tied:
+                winners = {emperor: 1.0}
+                margin = 0
+            else:
+                winners = {seat: 1.0 / len(tied) for seat in tied}
+                margin = 0
+            # While opponents can still act in phase IV, a narrow lead may not hold.
+            conf = (0.6, 0.8, 0.92)[min(margin, 2)] if phase_iv_open else 1.0
+            dist = {}
+            for w, q in winners.items():
+                if w == incumbent:
+                    dist[w] = dist.get(w, 0.0) + q
+                elif w in candidates:
+                    adds[w] += 2.0 * q * conf
+                    dist[w] = dist.get(w, 0.0) + q
+                else:
+                    dist[None] = dist.get(None, 0.0) + q
+        if e == MAINZ:
+            for h, q in dist.items():
+                if h is not None:
+                    adds[h] += q
+    holder = max(dist, key=dist.__getitem__)
+    if future > 0:
+        # Later rounds: leading here is worth entering the seat (2 VP) or keeping its privilege. An elector
+        # aged 45 dies before the next phase V, so its seat is not kept [A1, A3].
+        priv = PRIVILEGE_VALUE[e] * future
+        ranked = sorted(eff, reverse=True)
+        for seat in range(n):
+            mine = eff[seat]
+            if mine <= 0:
+                continue
+            best_other = ranked[1] if mine == ranked[0] else ranked[0]
+            lead = 0.5 + 0.3 * (mine - best_other)
+            if lead <= 0.0:
+                continue
+            lead = min(lead, 1.0)
+            keep = dist.get(seat, 0.0)
+            if seat == incumbent and elector.age == 45:  # type: ignore[union-attr]
+                keep = 0.0
+            # Without a tile that could take the seat, winning it needs another piece first [V4].
+            enter = 2.0 if seat in candidates else NO_CANDIDATE_SHARE * 2.0
+            adds[seat] += FUTURE_DISCOUNT * lead * ((1.0 - keep) * enter + priv)
+    return adds, holder
+
+
+Cache = dict[int, tuple[tuple[Any, ...], tuple[Any, ...], tuple[list[float], int | None]]]
+
+
+def estimates(s: GameState, me: int, cache: Cache | None = None) -> list[float]:
+    """Each player's estimated final VP (see the module docstring).
+
+    ``cache`` (kept by the caller for one decision) reuses an electorate's share when its pieces are the very
+    same objects as in a state seen before (the fold keeps unchanged pieces) and its context is unchanged."""
+    return _projection(s, me, cache)[0]
+
+
+def rival_chance(s: GameState, me: int) -> float:
+    """The chance the bot would win this round's election if it took Rival now [E1, E2]."""
+    return election_outlook(s, me, _projection(s, me, None)[1], rival=me)[0]
+
+
+def _projection(s: GameState, me: int, cache: Cache | None) -> tuple[list[float], list[int | None]]:
+    """VP estimates and the projected holder of each seat after this round's phase V."""
     n = s.n
     vp = [float(v) for v in s.vp]
     b = _board(s)
     board = s.board
     rnd = s.round
     future = LAST_ROUND - rnd
-    alive = _ALIVE[future]
-    emperor = s.emperor
-    closed = s.closed
     first = _unresolved_from(s)
     phase_iv_open = s.phase <= 4 and len(s.passed) < n
-    # Projected holder of each seat after this round's phase V (None: empty), and chances for later rounds.
     holders: list[int | None] = [None] * 7
-    hold_next: list[list[float]] = []
-    eff_all: list[list[float]] = []
     for e in range(7):
-        if e in closed:
-            hold_next.append([0.0] * n)
-            eff_all.append([0.0] * n)
+        if e in s.closed:
             continue
-        power = [0] * n
-        eff = [0.0] * n
-        for i in b.power_spaces[e]:
-            piece = board[i]
-            if piece is None:
-                continue
-            t = type(piece)
-            if t is Tile:
-                power[piece.owner] += piece.power
-                eff[piece.owner] += piece.power * alive[piece.age]
-            elif t is Knight:
-                power[piece.owner] += 1
-                eff[piece.owner] += 1.0
-            else:
-                owner = emperor if piece.owner == EMPIRE else piece.owner
-                power[owner] += 1
-                eff[owner] += 1.0
-        elector = board[b.electors[e]]
-        incumbent = elector.owner if elector is not None else None
-        dist: dict[int | None, float] = {incumbent: 1.0}
-        if e >= first:
-            top = max(power)
-            if top > 0:
-                tied = [seat for seat in range(n) if power[seat] == top]
-                if len(tied) == 1:
-                    winners = {tied[0]: 1.0}
-                    second = max(power[seat] for seat in range(n) if seat != tied[0])
-                    margin = top - second
-                elif emperor in tied:
-                    winners = {emperor: 1.0}
-                    margin = 0
-                else:
-                    winners = {seat: 1.0 / len(tied) for seat in tied}
-                    margin = 0
-                # While opponents can still act in phase IV, a narrow lead may not hold.
-                conf = 1.0 if not phase_iv_open else (0.6, 0.8, 0.92)[min(margin, 2)]
-                dist = {}
-                for w, q in winners.items():
-                    if w == incumbent:
-                        dist[w] = dist.get(w, 0.0) + q
-                    elif _has_candidate(s, b, w, e):
-                        vp[w] += 2.0 * q * conf
-                        dist[w] = dist.get(w, 0.0) + q
-                    else:
-                        dist[None] = dist.get(None, 0.0) + q
-            if e == MAINZ:
-                for h, q in dist.items():
-                    if h is not None:
-                        vp[h] += q
-        holders[e] = max(dist, key=lambda k: dist[k])
-        # Will the holder still hold the seat at the next phase V (an elector aged 45 dies first [A1, A3])?
-        keep = [0.0] * n
-        for h, q in dist.items():
-            if h is None:
-                continue
-            if h == incumbent and elector is not None and elector.age == 45:
-                continue
-            keep[h] += q
-        hold_next.append(keep)
-        eff_all.append(eff)
+        ctx = (s.emperor, e >= first, phase_iv_open, rnd)
+        spaces = b.power_spaces[e]
+        hit = cache.get(e) if cache is not None else None
+        if hit is not None and hit[1] == ctx and all(board[i] is p for i, p in zip(spaces, hit[0], strict=True)):
+            adds, holder = hit[2]
+        else:
+            adds, holder = _electorate(s, b, e, e >= first, phase_iv_open, future)
+            if cache is not None:
+                cache[e] = (tuple(board[i] for i in spaces), ctx, (adds, holder))
+        holders[e] = holder
+        for seat in range(n):
+            vp[seat] += adds[seat]
     # This round's election and the Emperor's bonus [E2, E3, R1].
-    emperor_dist = {emperor: 1.0}
+    emperor_dist = {s.emperor: 1.0}
     if _election_open(s):
         p_rival, backed = election_outlook(s, me, holders)
-        emperor_dist = {emperor: 1.0 - p_rival}
+        emperor_dist = {s.emperor: 1.0 - p_rival}
         emperor_dist[s.rival] = emperor_dist.get(s.rival, 0.0) + p_rival  # type: ignore[index]
         vp[me] += backed
+    elif s.phase == 4 and s.rival is None and me != s.emperor and me not in s.passed and stack_available(s, "rival"):
+        # The bot may still take Rival [P1, X12]: most of what it would win is already in reach; taking it
+        # is left for when nothing better is (it ends the bot's phase IV).
+        p_rival, _ = election_outlook(s, me, holders, rival=me)
+        emperor_dist = {s.emperor: 1.0 - RIVAL_OPTION_SHARE * p_rival, me: RIVAL_OPTION_SHARE * p_rival}
     bonus_now = EMPEROR_ACTIONS[rnd][0] if s.phase < 7 else 0
     bonus_later = sum(EMPEROR_ACTIONS[r][0] for r in range(rnd + 1, LAST_ROUND + 1)) * FUTURE_EMPEROR_SHARE
     for seat, q in emperor_dist.items():
         vp[seat] += q * (bonus_now + bonus_later)
-    # Later rounds: leading an electorate is worth entering its seat (2 VP) or keeping its privilege.
-    if future > 0:
-        for e in range(7):
-            if e in closed:
-                continue
-            eff = eff_all[e]
-            keep = hold_next[e]
-            priv = PRIVILEGE_VALUE[e] * future
-            for seat in range(n):
-                mine = eff[seat]
-                if mine <= 0:
-                    continue
-                best_other = max(eff[o] for o in range(n) if o != seat)
-                lead = min(max(0.5 + 0.3 * (mine - best_other), 0.0), 1.0)
-                if lead <= 0.0:
-                    continue
-                k = keep[seat]
-                vp[seat] += FUTURE_DISCOUNT * lead * ((1.0 - k) * 2.0 + priv)
-    return vp
+    return vp, holders
 
 
 def thaler_value(s: GameState, me: int) -> float:
@@ -312,12 +341,12 @@ def thaler_value(s: GameState, me: int) -> float:
     return THALER_VALUE * min(t, room) + SPARE_THALER_VALUE * max(0, t - room)
 
 
-def evaluate(s: GameState, me: int) -> float:
+def evaluate(s: GameState, me: int, cache: Cache | None = None) -> float:
     """The bot's score of a state: its VP estimate against the opponents', plus its thalers."""
     if s.winners is not None:
         best_other = max(v for seat, v in enumerate(s.vp) if seat != me)
         return s.vp[me] - best_other + (WIN_BONUS if me in s.winners else -WIN_BONUS)
-    est = estimates(s, me)
+    est = estimates(s, me, cache)
     others = [v for seat, v in enumerate(est) if seat != me]
     return (
         est[me]
@@ -327,52 +356,87 @@ def evaluate(s: GameState, me: int) -> float:
     )
 
 
+class _Draft:
+    """A command as plain attributes (``type``, ``seat`` and its fields), for trying out a legal key without
+    building and validating a command model; only the chosen key becomes a real command."""
+
+    def __init__(self, seat: int, key: tuple[Any, ...]) -> None:
+        self.type = key[0]
+        self.seat = seat
+        for name, value in zip(actions.FIELDS[key[0]], key[1:], strict=True):
+            setattr(self, name, value)
+
+
+def simulate(state: GameState, seat: int, key: tuple[Any, ...]) -> GameState:
+    """The state after ``seat`` plays the legal command ``key`` (the engine's own effect of the command,
+    followed by the automatic flow, exactly as ``execute`` runs it once the command is known to be legal)."""
+    prompt = state.pending
+    assert prompt is not None
+    tx = Tx(state)
+    actions.APPLY[(prompt.decision, key[0])](tx, _Draft(seat, key), prompt)
+    return tx.state
+
+
+def _worth_trying(s: GameState, seat: int, keys: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Phase IV keys minus two kinds the bot never wants: Rival when it would probably lose the vote (the
+    challenge ends its turn for nothing), and paid Doctors on tiles aged 15 or 25 (a step of age there
+    changes no seat this round and little later; they are the most numerous options, so this is for speed)."""
+    by_id = s.layout.by_id
+    board = s.board
+    out = [k for k in keys if k[0] != "BuyDoctor" or board[by_id[k[1]]].age >= 35]  # type: ignore[union-attr]
+    if ("BuyRival",) in out and rival_chance(s, seat) < 0.5:
+        out.remove(("BuyRival",))
+    return out
+
+
 class HeuristicBot:
-    """A seeded one-ply lookahead player for In the Shadow of the Emperor."""
+    """A seeded one-ply lookahead player for In the Shadow of the Emperor.
+
+    ``choose`` tries every legal command of the seat (the keys of ``legal_commands``), scores the state each
+    one leads to with :func:`evaluate` and returns the best as a command model."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
     def choose(self, decider: Decider, state: Any, seat: int) -> Command | None:
         """The bot's next command for ``seat`` (None if it has none)."""
-        options = decider.legal_commands(state, seat)
-        if len(options) <= 1:
-            return options[0] if options else None
+        keys = actions.legal_keys(state, seat)
+        if state.pending.decision == "actions":
+            keys = _worth_trying(state, seat, keys)
+        if len(keys) <= 1:
+            return actions.command_of(seat, keys[0]) if keys else None
         if state.pending.decision == "vote":
-            return self._vote(state, seat, options)
-        best: Command | None = None
+            return actions.command_of(seat, self._vote(state, seat, keys))
+        self._cache: Cache = {}
+        best = keys[0]
         best_score = -float("inf")
-        for command in options:
-            score = self._score(decider, state, seat, command)
-            if score is None:
-                continue
-            score += 1e-6 * self.rng.random()
+        rng = self.rng.random
+        for key in keys:
+            score = self._score(state, seat, key) + 1e-6 * rng()
             if score > best_score:
-                best, best_score = command, score
-        return best if best is not None else options[0]
+                best, best_score = key, score
+        return actions.command_of(seat, best)
 
-    def _score(self, decider: Decider, state: GameState, seat: int, command: Command) -> float | None:
-        result = decider.execute(state, command)
-        if isinstance(result, Rejection):
-            return None
-        after = result[1]
+    def _score(self, state: GameState, seat: int, key: tuple[Any, ...]) -> float:
+        after = simulate(state, seat, key)
         p = after.pending
         if p is not None and p.decision == "marriage_answer" and seat not in p.seats:
             # The opponent answers next: score the offer as the average of acceptance and refusal [D3].
-            answers = decider.legal_commands(after, p.seats[0])
-            scores = [self._score(decider, after, seat, a) for a in answers]
-            valid = [x for x in scores if x is not None]
-            return sum(valid) / len(valid) if valid else evaluate(after, seat)
-        return evaluate(after, seat)
+            answers = actions.legal_keys(after, p.seats[0])
+            return sum(self._score_as(after, p.seats[0], a, seat) for a in answers) / len(answers)
+        return evaluate(after, seat, self._cache)
 
-    def _vote(self, state: GameState, seat: int, options: list[Command]) -> Command:
+    def _score_as(self, state: GameState, actor: int, key: tuple[Any, ...], me: int) -> float:
+        return evaluate(simulate(state, actor, key), me, self._cache)
+
+    def _vote(self, state: GameState, seat: int, keys: list[tuple[Any, ...]]) -> tuple[Any, ...]:
         """A secret vote, decided on the tallies: the bot's own vote is set, the others stay unknown [E2]."""
-        best = options[0]
+        best = keys[0]
         best_score = -float("inf")
-        for command in options:
+        for key in keys:
             votes = list(state.votes)
-            votes[seat] = command.candidate  # type: ignore[attr-defined]
+            votes[seat] = key[1]
             score = evaluate(state._replace(votes=tuple(votes)), seat) + 1e-6 * self.rng.random()
             if score > best_score:
-                best, best_score = command, score
+                best, best_score = key, score
         return best
