@@ -157,6 +157,14 @@ class AristocratAgeChanged(Event):
     cause: Literal["doctor", "koeln"]
 
 
+class ThroneLeftEmpty(Event):
+    """The Emperor's player had no tile to put on the throne; he stays Emperor [X4]."""
+
+    type: Literal["ThroneLeftEmpty"] = "ThroneLeftEmpty"
+    seat: int
+    reason: str
+
+
 class AristocratMarried(Event):
     type: Literal["AristocratMarried"] = "AristocratMarried"
     owner: int
@@ -384,6 +392,7 @@ ShadowEvent = Annotated[
     | AristocratsAged
     | AristocratAgeChanged
     | AristocratMarried
+    | ThroneLeftEmpty
     | KnightPlaced
     | KnightMoved
     | KnightPushed

@@ -6,8 +6,6 @@ it: phases VIII, I, II and III then run on their own, as in a real game.
 
 from __future__ import annotations
 
-import pytest
-
 from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import Tile
@@ -155,7 +153,7 @@ def test_given_the_emperor_dies_with_one_aristocrat_when_aging_then_it_is_enthro
     events, state = next_round(state)
     moved = of_type(events, ev.AristocratMoved)
     assert moved == [ev.AristocratMoved(owner=0, from_space="palatinate.aristocrat.0", to_space="throne",
-                                        reason="emperor_replaced", rulings=("A2",))]
+                                        reason="emperor_replaced", rulings=("A2", "X5"))]
     assert at(state, "throne") == Tile(0, True, 35)
     assert prompt(state).decision == "actions"
     assert state.emperor == 0
@@ -261,9 +259,6 @@ def test_given_a_dead_bohemia_elector_when_the_emperor_is_elected_then_the_seat_
     assert (revealed.emperor_votes, revealed.rival_votes) == (0, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="RULES.md (How to read an event) says an event cites X4 when the throne "
-                   "stays empty, but the engine records no event at all then: a log reader cannot see why the "
-                   "throne is empty. Needs a new event type (or a reuse decision): left to the engine owner.")
 def test_given_an_empty_throne_that_cannot_be_filled_when_aging_then_an_event_cites_x4() -> None:
     """[X4] The empty throne is traceable in the record."""
     electors = [tile(0, f"{key}.elector", 15) for key in

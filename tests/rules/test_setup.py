@@ -65,7 +65,7 @@ def test_given_the_empire_city_placed_when_step_one_begins_then_the_emperors_bar
     events, state = after_empire_city(start_player=2)
     throne = [e for e in of_type(events, ev.AristocratPlaced) if e.space == "throne"]
     assert throne == [ev.AristocratPlaced(owner=2, space="throne", couple=False, age=45, reason="setup",
-                                          rulings=("S2",))]
+                                          rulings=("S2", "X5"))]
     assert at(state, "throne") == Tile(owner=2, couple=False, age=45)
     assert state.tiles_in_supply == (7, 7, 6, 7)
     p = prompt(state)

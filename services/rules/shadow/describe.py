@@ -109,6 +109,7 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
         f"{p(e.by)} uses {'the Doctor' if e.cause == 'doctor' else 'the privilege of Köln'}: "
         f"{p(e.owner)}'s aristocrat on {e.space} goes from {e.age_before} to {e.age_after}."
     ),
+    "ThroneLeftEmpty": lambda e, p: f"{p(e.seat)} has no tile for the throne: it stays empty ({e.reason}).",
     "AristocratMarried": lambda e, p: f"{p(e.owner)}'s Baron on {e.space} marries and becomes a Couple.",
     "KnightPlaced": lambda e, p: f"{p(e.owner)} places a knight on {e.space}.",
     "KnightMoved": lambda e, p: f"{p(e.owner)} moves a knight from {e.from_space} to {e.to_space}.",

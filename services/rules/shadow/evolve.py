@@ -241,6 +241,7 @@ for _informational in (
     ev.ElectorRetained,
     ev.VotesRevealed,
     ev.EmperorRetained,
+    ev.ThroneLeftEmpty,
 ):
     _on(_informational)(_unchanged)
 

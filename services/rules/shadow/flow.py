@@ -63,7 +63,9 @@ def setup_next(tx: Tx, i: int) -> None:
         decision, couple, age = SETUP_STEPS[step]
         if step == 0 and seat == s.emperor:
             tx.emit(
-                ev.AristocratPlaced(owner=seat, space="throne", couple=False, age=45, reason="setup", rulings=("S2",))
+                ev.AristocratPlaced(
+                    owner=seat, space="throne", couple=False, age=45, reason="setup", rulings=("S2", "X5")
+                )
             )
             i += 1
             continue
@@ -155,18 +157,25 @@ def fill_empty_throne(tx: Tx, after: str) -> bool:
     if len(options) > 1:
         request(tx, "replace_emperor", (s.emperor,), rulings, after=after)
         return True
-    put_on_throne(tx, s.emperor, options[0] if options else None, rulings, "emperor_replaced")
+    if options:
+        put_on_throne(tx, s.emperor, options[0], (*rulings, "X5"), "emperor_replaced")
+    else:
+        put_on_throne(tx, s.emperor, None, rulings, "emperor_replaced")
     return False
 
 
 def put_on_throne(tx: Tx, seat: int, source: int | None, rulings: tuple[str, ...], reason: str) -> None:
-    """Move ``source`` to the throne, or with no source a Baron aged 45 from supply; nothing if the supply is
-    empty [X4]."""
+    """Move ``source`` to the throne, or with no source a Baron aged 45 from supply; with an empty supply the
+    throne stays empty and the player stays Emperor [X4]."""
     s = tx.state
     if source is not None:
         move_tile(tx, source, s.layout.throne, None, reason, rulings)
     elif s.tiles_in_supply[seat] > 0:
         place_from_supply(tx, seat, s.layout.throne, None, False, 45, reason, rulings)
+    else:
+        tx.emit(
+            ev.ThroneLeftEmpty(seat=seat, reason="no eligible aristocrat and an empty supply", rulings=(*rulings, "X4"))
+        )
 
 
 # --- phase III ----------------------------------------------------------------------------------------------
