@@ -44,6 +44,7 @@ from services.rules.shadow.state import EMPIRE, GameState, Knight, Tile
 PRIVILEGE_VALUE = (1.0, 0.35, 0.25, 0.5, 0.6, 0.3, 0.45)
 THALER_VALUE = 0.3  # a thaler that can be carried into the next round
 SPARE_THALER_VALUE = 0.04  # a thaler above that (lost to the cap at the next income unless spent)
+CITY_INCOME_VALUE = 0.15  # a thaler of income from an own city in a later round (often partly lost to the cap)
 FUTURE_DISCOUNT = 0.55  # later rounds are uncertain
 FUTURE_EMPEROR_SHARE = 0.35  # chance-weighted share of the Emperor's later bonuses
 NO_CANDIDATE_SHARE = 0.4  # later seat value counted for a player with no tile that could take it
@@ -56,12 +57,18 @@ RIVAL_OPTION_SHARE = 0.93  # share of a Rival challenge's value counted before t
 class _Board:
     """Per-layout index lists used by the evaluation (built once per layout)."""
 
-    __slots__ = ("candidate_spaces", "city_spaces", "electors", "power_spaces", "spiritual")
+    __slots__ = ("candidate_spaces", "city_spaces", "electors", "power_spaces", "slices", "spiritual")
 
     def __init__(self, s: GameState) -> None:
         infos = s.layout.electorates
         self.power_spaces = tuple(
             (info.elector, info.eminence, *info.aristocrats, *info.castles, *info.cities) for info in infos
+        )
+        # Each electorate's spaces as one slice of the board when they are contiguous (they are in the layouts
+        # built from board data), else the index tuple: a cheap key for the evaluation cache.
+        self.slices = tuple(
+            slice(min(sp), max(sp) + 1) if sorted(sp) == list(range(min(sp), max(sp) + 1)) else sp
+            for sp in self.power_spaces
         )
         self.candidate_spaces = tuple((*info.aristocrats, info.eminence) for info in infos)
         self.city_spaces = tuple(info.cities for info in infos)
@@ -69,14 +76,14 @@ class _Board:
         self.electors = tuple(info.elector for info in infos)
 
 
-_BOARDS: dict[int, _Board] = {}
+_BOARDS: dict[int, tuple[Any, _Board]] = {}
 
 
 def _board(s: GameState) -> _Board:
-    b = _BOARDS.get(id(s.layout))
-    if b is None:
-        b = _BOARDS[id(s.layout)] = _Board(s)
-    return b
+    hit = _BOARDS.get(id(s.layout))
+    if hit is None or hit[0] is not s.layout:
+        hit = _BOARDS[id(s.layout)] = (s.layout, _Board(s))
+    return hit[1]
 
 
 def _alive_weights(future_rounds: int) -> dict[int, float]:
@@ -268,8 +275,9 @@ Cache = dict[int, tuple[tuple[Any, ...], tuple[Any, ...], tuple[list[float], int
 def estimates(s: GameState, me: int, cache: Cache | None = None) -> list[float]:
     """Each player's estimated final VP (see the module docstring).
 
-    ``cache`` (kept by the caller for one decision) reuses an electorate's share when its pieces are the very
-    same objects as in a state seen before (the fold keeps unchanged pieces) and its context is unchanged."""
+    ``cache`` (kept by the caller for one decision) reuses an electorate's share when its pieces and its
+    context (Emperor, round, whether its seat is still to be settled, whether phase IV goes on) are the same
+    as in the last state evaluated with that cache."""
     return _projection(s, me, cache)[0]
 
 
@@ -293,14 +301,15 @@ def _projection(s: GameState, me: int, cache: Cache | None) -> tuple[list[float]
         if e in s.closed:
             continue
         ctx = (s.emperor, e >= first, phase_iv_open, rnd)
-        spaces = b.power_spaces[e]
+        where = b.slices[e]
+        pieces = board[where] if type(where) is slice else tuple(board[i] for i in where)
         hit = cache.get(e) if cache is not None else None
-        if hit is not None and hit[1] == ctx and all(board[i] is p for i, p in zip(spaces, hit[0], strict=True)):
+        if hit is not None and hit[1] == ctx and hit[0] == pieces:
             adds, holder = hit[2]
         else:
             adds, holder = _electorate(s, b, e, e >= first, phase_iv_open, future)
             if cache is not None:
-                cache[e] = (tuple(board[i] for i in spaces), ctx, (adds, holder))
+                cache[e] = (pieces, ctx, (adds, holder))
         holders[e] = holder
         for seat in range(n):
             vp[seat] += adds[seat]
@@ -324,7 +333,8 @@ def _projection(s: GameState, me: int, cache: Cache | None) -> tuple[list[float]
 
 
 def thaler_value(s: GameState, me: int) -> float:
-    """What the bot's thalers are worth: full value up to what the next income leaves room for [G2, I1]."""
+    """What the bot's thalers are worth: full value up to what the next income leaves room for [G2, I1]; and
+    the income its cities will bring in later rounds [I1]."""
     t = s.thalers[me]
     if s.round >= LAST_ROUND:
         return 0.001 * t
@@ -338,7 +348,8 @@ def thaler_value(s: GameState, me: int) -> float:
     saxony = s.board[b.electors[SAXONY]]
     income = 6 + cities + (2 if saxony is not None and saxony.owner == me else 0)
     room = max(0, 12 - income)
-    return THALER_VALUE * min(t, room) + SPARE_THALER_VALUE * max(0, t - room)
+    later_income = CITY_INCOME_VALUE * cities * (LAST_ROUND - s.round)
+    return THALER_VALUE * min(t, room) + SPARE_THALER_VALUE * max(0, t - room) + later_income
 
 
 def evaluate(s: GameState, me: int, cache: Cache | None = None) -> float:
