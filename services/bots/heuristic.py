@@ -169,16 +169,17 @@ def election_outlook(s: GameState, me: int, holders: list[int | None], rival: in
     base_e, base_r = votes[emperor], votes[rival]
     if me not in voters:
         return _rival_win_chance(base_e, base_r, others), 0.0
+    scores = 0.0 if s.settings.backer_vp_requires_votes and votes[me] == 0 else 1.0  # [E3] option
     mine = s.votes[me] if s.phase == 6 and s.votes else None
     p_if_rival = _rival_win_chance(base_e, base_r + votes[me], others)
     p_if_emperor = _rival_win_chance(base_e + votes[me], base_r, others)
     if mine == "rival":
-        return p_if_rival, p_if_rival
+        return p_if_rival, scores * p_if_rival
     if mine == "emperor":
-        return p_if_emperor, 1.0 - p_if_emperor
+        return p_if_emperor, scores * (1.0 - p_if_emperor)
     if p_if_rival >= 1.0 - p_if_emperor:
-        return p_if_rival, p_if_rival
-    return p_if_emperor, 1.0 - p_if_emperor
+        return p_if_rival, scores * p_if_rival
+    return p_if_emperor, scores * (1.0 - p_if_emperor)
 
 
 def _electorate(
@@ -242,9 +243,13 @@ def _electorate(
                 else:
                     dist[None] = dist.get(None, 0.0) + q
         if e == MAINZ:
-            for h, q in dist.items():
-                if h is not None:
-                    adds[h] += q
+            if s.settings.mainz_bonus == "elector_at_phase_v_start":  # [V5] option
+                if incumbent is not None and s.phase < 5:
+                    adds[incumbent] += 1.0
+            else:
+                for h, q in dist.items():
+                    if h is not None:
+                        adds[h] += q
     holder = max(dist, key=dist.__getitem__)
     if future > 0:
         # Later rounds: leading here is worth entering the seat (2 VP) or keeping its privilege. An elector
