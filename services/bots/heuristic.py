@@ -1,8 +1,11 @@
 """A heuristic bot for In the Shadow of the Emperor: one-ply lookahead with a hand-written evaluation.
 
-For each legal command the bot applies it with the decider's ``execute`` (so the rules engine, not the bot,
-works out every consequence, including the automatic flow that follows) and scores the resulting state with
-:func:`evaluate`. The best score wins; a tiny seeded random term breaks exact ties.
+For each legal command (the keys behind ``legal_commands``) the bot runs the engine's own effect of that
+command and the automatic flow after it, as ``execute`` does once a command is known to be legal (see
+:func:`simulate`; skipping the re-check and the command models keeps a decision around a millisecond), so
+the rules engine, not the bot, works out every consequence. It scores the resulting state with
+:func:`evaluate`; the best score wins and a tiny seeded random term breaks exact ties. Paid Doctors on young
+tiles and a Rival challenge it would probably lose are not tried.
 
 The evaluation estimates each player's final victory points:
 
