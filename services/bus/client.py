@@ -154,18 +154,17 @@ class ServiceClient:
         command_id: str | None = None,
     ) -> str:
         """Put a command on its game's shard stream; returns its command id (then :meth:`wait` for it)."""
-        env = self.envelope(
-            game_id, seat, token, payload, expected_version=expected_version, command_id=command_id
-        )
+        env = self.envelope(game_id, seat, token, payload, expected_version=expected_version, command_id=command_id)
         return self.submit_many([env])[0]
 
-    def submit_many(self, envelopes: Sequence[CommandEnvelope]) -> list[str]:
-        """Submit several commands in one pipelined round trip (in order); returns their command ids."""
+    def submit_many(self, envelopes: Sequence[CommandEnvelope | CreateEnvelope]) -> list[str]:
+        """Submit several commands (or creations) in one pipelined round trip, in order; returns their ids."""
         pipe = self.r.pipeline(transaction=False)
         for env in envelopes:
             fields = env.to_fields()
-            if len(fields["payload"]) > self.max_payload:
-                raise ValueError(f"payload of {len(fields['payload'])} bytes exceeds {self.max_payload}")
+            size = max(len(fields.get("payload", b"")), len(fields.get("settings", b"")))
+            if size > self.max_payload:
+                raise ValueError(f"payload of {size} bytes exceeds {self.max_payload}")
             pipe.xadd(self.layout.cmds(self.layout.shard_of(env.game_id)), fields)
         pipe.execute()
         return [env.command_id for env in envelopes]
@@ -205,7 +204,5 @@ class ServiceClient:
         timeout: float = 10.0,
     ) -> Outcome:
         """Submit a command and wait for its outcome."""
-        cid = self.submit(
-            game_id, seat, token, payload, expected_version=expected_version, command_id=command_id
-        )
+        cid = self.submit(game_id, seat, token, payload, expected_version=expected_version, command_id=command_id)
         return self.wait(game_id, cid, timeout)

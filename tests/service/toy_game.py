@@ -1,10 +1,15 @@
 """A tiny counting game, registered as ``toy21``: it proves the service knows games only through the Decider.
 
 Two seats alternate adding 1, 2 or 3 to a shared total; whoever brings it to 21 or more wins.
+
+For the crash test only: in a process with env TOY21_STALL_AT_TOTAL=N, deciding on a total >= N hangs, so the
+test can kill a worker that certainly holds commands it has read but not committed.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -83,6 +88,9 @@ class ToyDecider:
         raise ValueError(f"unknown event {event!r}")
 
     def decide(self, state: ToyState, command: Command) -> list[Event] | Rejection:
+        stall = os.environ.get("TOY21_STALL_AT_TOTAL")
+        if stall and state.total >= int(stall):
+            time.sleep(3600)
         if state.winner is not None:
             return Rejection(code="game_over", message="the game is over")
         if not isinstance(command, Add):

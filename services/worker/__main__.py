@@ -1,0 +1,87 @@
+"""``python -m services.worker``: run one rules worker over a range of shards.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 python -m services.worker --shards 0-7
+    python -m services.worker --redis-url redis://... --shards all --plugin tests.service.toy_game
+
+Without REDIS_URL (or --redis-url) the worker would serve an in-process fakeredis that no other process can
+reach, so it refuses to start: in the embedded default the worker runs inside the client's process instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from services.bus.connection import connect
+from services.bus.keys import Layout, parse_shards
+from services.log import configure
+from services.worker.rules_worker import RulesWorker, WorkerConfig
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments, start the worker, serve until SIGTERM/SIGINT (leases are released on the way out)."""
+    defaults = WorkerConfig()
+    p = argparse.ArgumentParser(prog="python -m services.worker", description=__doc__.splitlines()[0])
+    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"), help="default: env REDIS_URL")
+    p.add_argument("--shards", default="all", help='e.g. "all", "0-7", "3,5,9-11" (default: all)')
+    p.add_argument("--shard-count", type=int, default=None, help="total shards (default: env THRONE_SHARDS)")
+    p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
+    p.add_argument("--worker-id", default=None)
+    p.add_argument("--plugin", action="append", default=[], help="module to import (registers games)")
+    p.add_argument("--batch", type=int, default=defaults.batch)
+    p.add_argument("--lease-ttl-ms", type=int, default=defaults.lease_ttl_ms)
+    p.add_argument("--claim-idle-ms", type=int, default=defaults.claim_idle_ms)
+    p.add_argument("--recover-every-ms", type=int, default=defaults.recover_every_ms)
+    p.add_argument("--snapshot-every", type=int, default=defaults.snapshot_every)
+    p.add_argument("--cache-size", type=int, default=defaults.cache_size)
+    p.add_argument("--max-attempts", type=int, default=defaults.max_attempts)
+    p.add_argument("--archive-after-ms", type=int, default=defaults.archive_after_ms)
+    p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    args = p.parse_args(argv)
+
+    configure(args.log_level)
+    if not args.redis_url:
+        print(
+            "services.worker: set REDIS_URL or --redis-url (the embedded default is in-process only)", file=sys.stderr
+        )
+        return 2
+    for module in args.plugin:
+        importlib.import_module(module)
+    env_layout = Layout.from_env()
+    layout = Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
+    config = WorkerConfig(
+        batch=args.batch,
+        lease_ttl_ms=args.lease_ttl_ms,
+        claim_idle_ms=args.claim_idle_ms,
+        recover_every_ms=args.recover_every_ms,
+        snapshot_every=args.snapshot_every,
+        cache_size=args.cache_size,
+        max_attempts=args.max_attempts,
+        archive_after_ms=args.archive_after_ms,
+    )
+    worker = RulesWorker(
+        connect(args.redis_url),
+        parse_shards(args.shards, layout.shards),
+        layout=layout,
+        config=config,
+        worker_id=args.worker_id,
+    )
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    worker.run(stop)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

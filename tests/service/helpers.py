@@ -1,0 +1,99 @@
+"""Helpers of the service tests: scripted toy21 games and waiting for outcomes."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from services.bus.client import NewGame, ServiceClient, new_id
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, Outcome, hash_token
+from tests.service.toy_game import TARGET
+
+
+@dataclass(frozen=True)
+class ScriptedGame:
+    """A toy21 game and the commands that play it to its end (legal in this order, with versions)."""
+
+    game: NewGame
+    commands: list[CommandEnvelope]
+
+
+def toy_amounts(seed: int) -> list[int]:
+    """Amounts that take a toy21 total from 0 to TARGET or more, drawn from ``seed``."""
+    rng = random.Random(seed)
+    total, out = 0, []
+    while total < TARGET:
+        out.append(rng.choice((1, 2, 3)))
+        total += out[-1]
+    return out
+
+
+def script_game(client: ServiceClient, seed: int, game_id: str | None = None) -> ScriptedGame:
+    """Create a toy21 game (waiting for it) and build its whole command list without sending it."""
+    game = client.create_game("toy21", ["ann", "bob"], seed=seed, game_id=game_id)
+    commands = []
+    for i, amount in enumerate(toy_amounts(seed)):
+        seat = i % 2
+        commands.append(
+            client.envelope(
+                game.game_id,
+                seat,
+                game.tokens[seat],
+                {"type": "Add", "amount": amount},
+                expected_version=1 + i,  # the create wrote one event; every Add one more
+                command_id=f"{game.game_id[:8]}-{i}-{new_id()[:8]}",
+            )
+        )
+    return ScriptedGame(game, commands)
+
+
+def wait_for(predicate: Callable[[], bool], seconds: float = 20.0, every: float = 0.01) -> None:
+    """Poll until ``predicate()`` holds; AssertionError after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {seconds}s")
+        time.sleep(every)
+
+
+def outcomes(client: ServiceClient, commands: list[CommandEnvelope]) -> list[Outcome | None]:
+    """The recorded outcome of each command (None where there is none yet)."""
+    return [client.outcome(c.game_id, c.command_id) for c in commands]
+
+
+def scripted_batch(games: int, seed: int) -> tuple[list[CreateEnvelope], list[CommandEnvelope]]:
+    """``games`` toy21 games fully scripted without any Redis: their creations and every command, the
+    commands interleaved round-robin across games (each game's own commands stay in order)."""
+    creates: list[CreateEnvelope] = []
+    per_game: list[list[CommandEnvelope]] = []
+    for g in range(games):
+        gid = f"g{seed}-{g}"
+        tokens = [f"tok-{gid}-0", f"tok-{gid}-1"]
+        creates.append(
+            CreateEnvelope(
+                command_id=f"create-{gid}",
+                game_id=gid,
+                game_name="toy21",
+                players=["ann", "bob"],
+                seed=seed * 1000 + g,
+                token_hashes=[hash_token(t) for t in tokens],
+            )
+        )
+        per_game.append(
+            [
+                CommandEnvelope(
+                    command_id=f"{gid}-c{i}",
+                    game_id=gid,
+                    seat=i % 2,
+                    token=tokens[i % 2],
+                    expected_version=1 + i,
+                    payload={"type": "Add", "amount": amount},
+                )
+                for i, amount in enumerate(toy_amounts(seed * 1000 + g))
+            ]
+        )
+    commands = [c for row in itertools.zip_longest(*per_game) for c in row if c is not None]
+    return creates, commands

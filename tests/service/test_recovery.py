@@ -1,0 +1,206 @@
+"""One writer per shard, fencing, and recovery after a worker is killed."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+import redis
+
+from services.bus.client import ServiceClient
+from services.bus.keys import GROUP, Layout
+from services.worker.rules_worker import RulesWorker
+from tests.service.conftest import FAST, Backend, spawn_worker
+from tests.service.helpers import scripted_batch, wait_for
+
+pytestmark = pytest.mark.redis
+
+
+def _games_on_shard(layout: Layout, shard: int, count: int, seed: int) -> tuple[list, list]:
+    """A scripted batch whose games all live on ``shard`` (found by trying seeds' game ids)."""
+    creates, commands = [], []
+    s = seed
+    while len(creates) < count:
+        c, cmds = scripted_batch(1, s)
+        if layout.shard_of(c[0].game_id) == shard:
+            creates += c
+            commands += cmds
+        s += 1
+    return creates, commands
+
+
+def _events_by_game(client: ServiceClient, game_ids: list[str]) -> dict[str, list[tuple[str, dict]]]:
+    return {gid: [(e.command_id, e.data) for e in client.read_events(gid)] for gid in game_ids}
+
+
+def test_two_workers_racing_for_one_shard_exactly_one_commits(backend: Backend) -> None:
+    # Given five games on shard 2 with all their commands queued
+    client = backend.client()
+    creates, commands = _games_on_shard(backend.layout, 2, 5, seed=100)
+    client.submit_many([*creates, *commands])
+
+    # When two workers start at the same instant, both wanting shard 2
+    workers = [backend.worker([2], worker_id=f"racer-{i}") for i in range(2)]
+    barrier = threading.Barrier(2)
+
+    def go(w: RulesWorker) -> None:
+        barrier.wait()
+        backend.start(w)
+
+    starters = [threading.Thread(target=go, args=(w,)) for w in workers]
+    for t in starters:
+        t.start()
+    for t in starters:
+        t.join()
+    wait_for(lambda: all(client.outcome(c.game_id, c.command_id) for c in [*creates, *commands]))
+
+    # Then exactly one of them holds the lease and made every commit; the other wrote nothing
+    holders = [w for w in workers if 2 in w.leases]
+    assert len(holders) == 1
+    idle = next(w for w in workers if w is not holders[0])
+    assert holders[0].stats["append"] == len(commands) and holders[0].stats["create"] == len(creates)
+    assert idle.stats["append"] == idle.stats["create"] == idle.stats["reject"] == 0
+    # and every command was accepted once: one event per Add, plus the Won of each game
+    for c in creates:
+        events = client.read_events(c.game_id)
+        own = [e for e in commands if e.game_id == c.game_id]
+        assert [e.command_id for e in events] == [c.command_id] + [x.command_id for x in own] + [own[-1].command_id]
+
+
+def test_a_stale_worker_is_fenced_and_writes_nothing(backend: Backend) -> None:
+    # Given worker A holding shard 1 with a game there, and three commands A has read but not committed
+    client = backend.client()
+    creates, commands = _games_on_shard(backend.layout, 1, 1, seed=200)
+    a = backend.worker([1], worker_id="A")
+    client.submit_many(creates)
+    a.run_until_idle()
+    client.submit_many(commands[:3])
+    read_by_a = a._read(block_ms=0)
+    assert len(read_by_a) == 3
+
+    # When A's lease runs out (A paused) and worker B takes the shard over
+    r = backend.make()
+    r.delete(backend.layout.lease(1))
+    b = backend.worker([1], worker_id="B")
+    assert b.refresh_leases() == [1]
+
+    # Then B has claimed A's pending commands and committed them with its newer fencing token
+    gid = creates[0].game_id
+    assert [e.version for e in client.read_events(gid)] == [1, 2, 3, 4]
+    fence_a = int(a.leases[1].split(":")[0])
+    fence_b = int(b.leases[1].split(":")[0])
+    assert fence_b > fence_a
+
+    # When A wakes up and commits what it had decided
+    events_before = client.read_events(gid)
+    a.process(read_by_a)
+
+    # Then every commit of A is refused by the fencing check: no event, no outcome change, no ack
+    assert a.stats["fenced"] >= 1 and 1 not in a.leases
+    assert client.read_events(gid) == events_before
+    for c in commands[:3]:
+        outcome = client.outcome(c.game_id, c.command_id)
+        assert outcome is not None and outcome.accepted
+    # and B goes on serving the shard
+    client.submit_many(commands[3:])
+    b.run_until_idle()
+    assert all(client.outcome(c.game_id, c.command_id) for c in commands)
+
+
+def test_kill_9_mid_stream_then_restart_gives_the_uninterrupted_result(backend: Backend) -> None:
+    # Given (on one Redis reachable from a worker process) 40 toy games with all their commands queued,
+    # and, as reference, the same commands played by a worker that is never interrupted
+    url = backend.url_for_subprocess()
+    make = lambda: redis.Redis.from_url(url)  # noqa: E731
+    creates, commands = scripted_batch(40, seed=7)
+    everything = [*creates, *commands]
+    reference = ServiceClient(make(), Layout(prefix=f"ref{uuid.uuid4().hex[:6]}", shards=4))
+    reference.submit_many(everything)
+    RulesWorker(make(), range(4), layout=reference.layout, config=FAST).run_until_idle()
+    layout = Layout(prefix=f"kill{uuid.uuid4().hex[:6]}", shards=4)
+    client = ServiceClient(make(), layout)
+    client.submit_many(everything)
+    total = len(everything)
+
+    def remaining() -> int:
+        pipe = client.r.pipeline(transaction=False)
+        for s in range(layout.shards):
+            pipe.xlen(layout.cmds(s))
+        return sum(pipe.execute())
+
+    def pending() -> int:
+        pipe = client.r.pipeline(transaction=False)
+        for s in range(layout.shards):
+            pipe.xpending(layout.cmds(s), GROUP)
+        # (NOGROUP until the worker has created the consumer groups)
+        return sum(p["pending"] for p in pipe.execute(raise_on_error=False) if isinstance(p, dict))
+
+    # When a worker process serves them in small batches and is killed with SIGKILL halfway, while it
+    # holds commands it has read but not committed (it hangs deciding once a game's total reaches 10)
+    first = spawn_worker(url, layout, "--batch", "2", "--worker-id", "doomed", env={"TOY21_STALL_AT_TOTAL": "10"})
+    try:
+
+        def stalled() -> bool:
+            before = remaining()
+            time.sleep(0.2)
+            return before == remaining() < total and pending() > 0
+
+        wait_for(stalled, seconds=60)
+        first.kill9()
+    finally:
+        first.stop()
+    assert 0 < remaining() < total, "the kill must land in the middle of the stream"
+    assert pending() > 0, "the worker must die holding read, uncommitted commands"
+    assert client.r.get(layout.lease(0)) is not None
+
+    # and a new worker process starts
+    second = spawn_worker(url, layout, "--worker-id", "phoenix")
+    try:
+        wait_for(lambda: remaining() == 0 and pending() == 0, seconds=60)
+    finally:
+        second.stop()
+
+    # Then every command has exactly one outcome, the same as in the uninterrupted run
+    for c in everything:
+        got, ref = client.outcome(c.game_id, c.command_id), reference.outcome(c.game_id, c.command_id)
+        assert got is not None and ref is not None
+        assert (got.status, got.version, got.rejection) == (ref.status, ref.version, ref.rejection)
+    assert all(client.outcome(c.game_id, c.command_id).accepted for c in everything)  # type: ignore[union-attr]
+    # and every game's events equal those of the uninterrupted run (no loss, no double write)
+    game_ids = [c.game_id for c in creates]
+    assert _events_by_game(client, game_ids) == _events_by_game(reference, game_ids)
+    # and nothing is left pending or queued
+    assert remaining() == 0
+    for s in range(layout.shards):
+        assert client.r.xpending(layout.cmds(s), GROUP)["pending"] == 0
+
+
+def test_entries_left_by_a_worker_that_died_repeatedly_go_to_the_dead_letters(backend: Backend) -> None:
+    # Given a command that a (ghost) worker read and died on, delivered 5 times already
+    client = backend.client()
+    creates, commands = _games_on_shard(backend.layout, 3, 1, seed=300)
+    w = backend.worker([3], worker_id="w")
+    client.submit_many(creates)
+    w.run_until_idle()
+    w.release()
+    client.submit_many(commands[:2])
+    r = backend.make()
+    key = backend.layout.cmds(3)
+    got = r.xreadgroup(GROUP, "ghost", {key: ">"}, count=1)
+    poison_id = got[0][1][0][0]
+    r.xclaim(key, GROUP, "ghost", 0, [poison_id], retrycount=5)
+
+    # When a worker takes the shard over
+    fresh = backend.worker([3], worker_id="fresh")
+    time.sleep(0.01)
+    fresh.run_until_idle()
+
+    # Then the entry is a dead letter with its reason, its submitter is told, and the next command is served
+    dead = r.xrange(backend.layout.dead(3))
+    assert len(dead) == 1 and b"delivered 6 times" in dead[0][1][b"reason"]
+    first = client.outcome(commands[0].game_id, commands[0].command_id)
+    assert first is not None and first.status == "dead_letter"
+    second = client.outcome(commands[1].game_id, commands[1].command_id)
+    assert second is not None and second.rejection is not None and second.rejection.code == "stale_version"
