@@ -22,6 +22,16 @@ def _dumps(obj: Any, **_: Any) -> str:
     return orjson.dumps(obj, default=str).decode()
 
 
+class _Stderr:
+    """Writes to whatever ``sys.stderr`` is at the time (pytest and redirections swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure(level: str | None = None, stream: TextIO | None = None) -> None:
     """Set up JSON logs at ``level`` (default: env THRONE_LOG_LEVEL, else ``info``) on ``stream`` (stderr).
 
@@ -36,7 +46,7 @@ def configure(level: str | None = None, stream: TextIO | None = None) -> None:
             structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(name, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(stream or _Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
 

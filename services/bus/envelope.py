@@ -184,9 +184,7 @@ def _json(fields: dict[bytes, bytes], name: bytes, ids: tuple[str, str | None], 
     if raw is None:
         raise EnvelopeError(BAD_ENVELOPE, f"missing field {name.decode()!r}", *ids)
     if len(raw) > limit:
-        raise EnvelopeError(
-            PAYLOAD_TOO_LARGE, f"field {name.decode()!r} is {len(raw)} bytes (limit {limit})", *ids
-        )
+        raise EnvelopeError(PAYLOAD_TOO_LARGE, f"field {name.decode()!r} is {len(raw)} bytes (limit {limit})", *ids)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -203,9 +201,7 @@ def _int(fields: dict[bytes, bytes], name: bytes, ids: tuple[str, str | None]) -
         raise EnvelopeError(BAD_ENVELOPE, f"field {name.decode()!r} is not an integer", *ids) from None
 
 
-def parse_entry(
-    fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD
-) -> CommandEnvelope | CreateEnvelope:
+def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> CommandEnvelope | CreateEnvelope:
     """Turn a raw stream entry into an envelope, or raise :class:`EnvelopeError` saying why not.
 
     Sizes are checked before any JSON is parsed, so a huge entry costs a length check, not a parse.

@@ -69,10 +69,7 @@ def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 
     shard = layout.shard_of(game_id)
     entries = client.xrange(layout.events(shard, game_id), min=event_id(after + 1), max="+")
     if entries:
-        return [
-            StoredEvent(version_of(eid), orjson.loads(f[b"e"]), f.get(b"c", b"").decode())
-            for eid, f in entries
-        ]
+        return [StoredEvent(version_of(eid), orjson.loads(f[b"e"]), f.get(b"c", b"").decode()) for eid, f in entries]
     meta = client.hget(layout.meta(shard, game_id), "status")
     if meta != b"archived":
         return []

@@ -58,6 +58,7 @@ Entry = tuple[int, bytes, dict[bytes, bytes] | None]
 """(shard, stream entry id, fields) as read from a command stream (fields None: entry deleted meanwhile)."""
 
 _HEX = frozenset("0123456789abcdef")
+_UNSET: Any = object()
 
 
 def _now_ms() -> int:
@@ -281,9 +282,7 @@ class RulesWorker:
         again = sorted(self._reread & set(self.leases))
         for shard in again:
             # ID 0: this consumer's own pending entries (failed or held back earlier), oldest first.
-            res = self.r.xreadgroup(
-                GROUP, self.worker_id, {self.layout.cmds(shard): "0"}, count=self.cfg.batch
-            )
+            res = self.r.xreadgroup(GROUP, self.worker_id, {self.layout.cmds(shard): "0"}, count=self.cfg.batch)
             got = res[0][1] if res else []
             if len(got) < self.cfg.batch:
                 self._reread.discard(shard)
@@ -463,9 +462,7 @@ class RulesWorker:
         while len(self.cache) > self.cfg.cache_size:
             self.cache.popitem(last=False)
 
-    def _plan(
-        self, entry: Entry, env: CommandEnvelope | CreateEnvelope | EnvelopeError, rnd: _Round
-    ) -> Plan | None:
+    def _plan(self, entry: Entry, env: CommandEnvelope | CreateEnvelope | EnvelopeError, rnd: _Round) -> Plan | None:
         shard = entry[0]
         if isinstance(env, EnvelopeError):
             if env.command_id is None:
@@ -479,9 +476,7 @@ class RulesWorker:
             self._reread.add(shard)
             return None
         if self.layout.shard_of(gid) != shard:
-            return self._reject(
-                entry, cid, gid, env_mod.BAD_ENVELOPE, f"game {gid} does not live on shard {shard}"
-            )
+            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, f"game {gid} does not live on shard {shard}")
         game = rnd.known.get(gid)
         if isinstance(env, CreateEnvelope):
             return self._plan_create(entry, env, game, rnd)
@@ -489,13 +484,9 @@ class RulesWorker:
             return self._reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game {gid}")
         # The token comes first: an unauthenticated sender learns nothing more about the game.
         if env.seat >= len(game.token_hashes):
-            return self._reject(
-                entry, cid, gid, env_mod.BAD_ENVELOPE, f"seat {env.seat} is not in this game", game
-            )
+            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, f"seat {env.seat} is not in this game", game)
         if not hmac.compare_digest(hash_token(env.token), game.token_hashes[env.seat]):
-            return self._reject(
-                entry, cid, gid, env_mod.WRONG_TOKEN, f"wrong token for seat {env.seat}", game
-            )
+            return self._reject(entry, cid, gid, env_mod.WRONG_TOKEN, f"wrong token for seat {env.seat}", game)
         if game.status != "active":
             return self._reject(entry, cid, gid, env_mod.GAME_OVER, "the game is over", game)
         if env.expected_version is not None and env.expected_version != game.version:
@@ -524,14 +515,19 @@ class RulesWorker:
             return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, summarize(exc), game)
         except (ValueError, TypeError, KeyError) as exc:
             return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], game)
+        execute = getattr(decider, "execute", None)
+        if execute is not None:
+            # Optional fast path some deciders offer: decide and fold in one pass, (events, state) back.
+            done = execute(game.state, command)
+            if isinstance(done, Rejection):
+                return self._reject(entry, cid, gid, done.code, done.message, game)
+            return self._append_plan(entry, "append", cid, game, done[0], rnd, meta={}, folded=done[1])
         result = decider.decide(game.state, command)
         if isinstance(result, Rejection):
             return self._reject(entry, cid, gid, result.code, result.message, game)
         return self._append_plan(entry, "append", cid, game, result, rnd, meta={})
 
-    def _plan_create(
-        self, entry: Entry, env: CreateEnvelope, existing: GameEntry | None, rnd: _Round
-    ) -> Plan:
+    def _plan_create(self, entry: Entry, env: CreateEnvelope, existing: GameEntry | None, rnd: _Round) -> Plan:
         cid, gid, shard = env.command_id, env.game_id, entry[0]
         if existing is not None:
             return self._reject(entry, cid, gid, env_mod.GAME_EXISTS, f"game {gid} exists already", existing)
@@ -541,9 +537,7 @@ class RulesWorker:
             return self._reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game named {env.game_name!r}")
         hashes = env.token_hashes
         if len(hashes) != len(env.players) or any(len(h) != 64 or not set(h) <= _HEX for h in hashes):
-            return self._reject(
-                entry, cid, gid, env_mod.BAD_ENVELOPE, "need one sha256 hex token hash per player"
-            )
+            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, "need one sha256 hex token hash per player")
         try:
             events = decider.start(env.players, env.settings, env.seed)
         except ValidationError as exc:
@@ -583,11 +577,15 @@ class RulesWorker:
         events: list[Any],
         rnd: _Round,
         meta: dict[str, str],
+        folded: Any = _UNSET,
     ) -> Plan:
         decider = game.decider
         state = game.state
-        for event in events:
-            state = decider.evolve(state, event)
+        if folded is _UNSET:
+            for event in events:
+                state = decider.evolve(state, event)
+        else:
+            state = folded
         version = game.version + len(events)
         over = decider.is_over(state)
         status = "over" if over else "active"
@@ -657,9 +655,7 @@ class RulesWorker:
             lay.dead(shard),
         ]
 
-    def _reject(
-        self, entry: Entry, cid: str, gid: str, code: str, message: str, game: GameEntry | None = None
-    ) -> Plan:
+    def _reject(self, entry: Entry, cid: str, gid: str, code: str, message: str, game: GameEntry | None = None) -> Plan:
         shard = entry[0]
         # Judged against a state: the commit checks that state's version is still the stored one.
         base = game.version if game is not None else -1
@@ -709,8 +705,7 @@ class RulesWorker:
         }
         # The dead letter keeps a bounded excerpt of every field: enough to diagnose, never 10 MB again.
         excerpt = {
-            k.decode(errors="replace")[:64]: v[:512].decode(errors="replace")
-            + ("..." if len(v) > 512 else "")
+            k.decode(errors="replace")[:64]: v[:512].decode(errors="replace") + ("..." if len(v) > 512 else "")
             for k, v in list(fields.items())[:32]
         }
         dead = {
@@ -792,7 +787,8 @@ class RulesWorker:
                 continue
             tag = res[0].decode() if isinstance(res[0], bytes) else res[0]
             if tag == "OK":
-                version = int(res[1])
+                stored = int(res[1])
+                version = stored if stored >= 0 else None  # -1: the entry names no existing game
                 self._attempts.pop((shard, p.entry[1]), None)
                 if p.after is not None and p.game_id not in tainted:
                     self._cache_put(p.after)
@@ -801,9 +797,7 @@ class RulesWorker:
                     self.log.error("command.dead_letter", **ctx, version=version, reason=p.reason)
                 elif p.op == "reject":
                     rej = p.outcome["rejection"]
-                    self.log.info(
-                        "command.rejected", **ctx, version=version, code=rej["code"], message=rej["message"]
-                    )
+                    self.log.info("command.rejected", **ctx, version=version, code=rej["code"], message=rej["message"])
                 else:
                     self.log.info("command.accepted", **ctx, version=version, events=p.outcome["events"])
             elif tag == "DUP":
