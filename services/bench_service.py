@@ -1,0 +1,40 @@
+"""The service's section of ``make bench`` (picked up by services/bench.py when this module exists).
+
+Runs on real local Redis: REDIS_URL if set, else a redis-server of its own on a free loopback port. Figures:
+``xadd_rtt_p50_us``/``p99``, ``service_commands_per_s`` (one rules worker, target >= 3000) and
+``latency_p50_ms``/``p99`` at 1000 commands/s.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from services.log import configure
+from services.worker import perf
+
+
+def bench(ctx: Any) -> dict[str, Any]:
+    """Measure the service; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
+    configure("warning")
+    quick = getattr(ctx, "games", 200) < 20
+    game = getattr(getattr(ctx, "decider", None), "name", "shadow")
+    scripts = perf.record_games(game, 6 if quick else 40, seed=getattr(ctx, "seed", 1))
+    figures: dict[str, Any] = {}
+    with perf.local_redis(os.environ.get("REDIS_URL")) as url:
+        figures.update(perf.measure_xadd_rtt(url, n=300 if quick else 5000))
+        ctx.say(f"redis: XADD round trip p50 {figures['xadd_rtt_p50_us']} us, p99 {figures['xadd_rtt_p99_us']} us")
+        figures.update(perf.measure_throughput(url, scripts))
+        ctx.say(
+            f"service: {figures['service_commands']} commands of {figures['service_games']} games through one "
+            f"rules worker = {figures['service_commands_per_s']:,.0f} commands/s"
+        )
+        figures.update(perf.measure_latency(url, scripts, rate=1000, seconds=1 if quick else 5))
+        ctx.say(
+            f"service latency at {figures['latency_rate_achieved']:.0f} commands/s: "
+            f"p50 {figures['latency_p50_ms']} ms, p99 {figures['latency_p99_ms']} ms"
+        )
+    return figures
+
+
+SECTIONS = [bench]

@@ -1,0 +1,309 @@
+"""Measurements of the service for ``make bench`` (services/bench.py picks them up via services.bench_service).
+
+* :func:`measure_xadd_rtt`: raw round trip of one XADD (the floor under every command).
+* :func:`measure_throughput`: commands per second through one rules worker (commands queued first, then the
+  worker drains them: read batches, decide, one EVALSHA per command, pipelined).
+* :func:`measure_latency`: submit-to-outcome latency (p50/p99) at a fixed command rate, with the worker in its
+  own process and paced clients waiting for their replies.
+
+Games come as :class:`GameScript` (recorded with the decider and random bots), so any registered game works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from services.bots.random_bot import choose
+from services.bus.client import ServiceClient
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token
+from services.bus.keys import Layout
+from services.rules.registry import get_decider
+from services.worker.rules_worker import RulesWorker, WorkerConfig
+
+REDIS_SERVER = "/usr/bin/redis-server"
+
+
+@dataclass(frozen=True)
+class GameScript:
+    """A whole game as the commands that play it: each with its seat and the version it expects."""
+
+    game_name: str
+    players: tuple[str, ...]
+    seed: int
+    moves: tuple[tuple[int, dict[str, Any], int], ...]
+    """(seat, command JSON, expected version) in order."""
+
+    def envelopes(self, game_id: str) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
+        """The creation and the commands of this script for a game called ``game_id``."""
+        tokens = [f"{game_id}-t{i}" for i in range(len(self.players))]
+        create = CreateEnvelope(
+            command_id=f"{game_id}-create",
+            game_id=game_id,
+            game_name=self.game_name,
+            players=list(self.players),
+            seed=self.seed,
+            token_hashes=[hash_token(t) for t in tokens],
+        )
+        commands = [
+            CommandEnvelope(
+                command_id=f"{game_id}-{i}",
+                game_id=game_id,
+                seat=seat,
+                token=tokens[seat],
+                expected_version=version,
+                payload=payload,
+            )
+            for i, (seat, payload, version) in enumerate(self.moves)
+        ]
+        return create, commands
+
+
+def record_games(game_name: str, count: int, seed: int = 1, players: int = 4) -> list[GameScript]:
+    """Play ``count`` seeded games between random bots on the decider alone and keep their commands."""
+    decider = get_decider(game_name)
+    names = tuple(f"P{i}" for i in range(players))
+    scripts = []
+    for g in range(count):
+        game_seed = seed + g
+        rng = random.Random(game_seed)
+        state = decider.initial_state()
+        version = 0
+        for event in decider.start(names, {}, game_seed):
+            state = decider.evolve(state, event)
+            version += 1
+        moves = []
+        while not decider.is_over(state):
+            seat = decider.awaited(state)[0]
+            command = choose(decider, state, seat, rng)
+            if command is None:
+                raise RuntimeError("awaited seat without a legal command")
+            events = decider.decide(state, command)
+            if not isinstance(events, list):
+                raise RuntimeError(f"legal command rejected: {events}")
+            moves.append((seat, command.to_dict(), version))
+            for event in events:
+                state = decider.evolve(state, event)
+            version += len(events)
+        scripts.append(GameScript(game_name, names, game_seed, tuple(moves)))
+    return scripts
+
+
+@contextlib.contextmanager
+def local_redis(url: str | None = None) -> Iterator[str]:
+    """``url`` if given, else a fresh redis-server on a free loopback port (no persistence) for the block."""
+    if url:
+        yield url
+        return
+    if not os.path.exists(REDIS_SERVER) and not shutil.which("redis-server"):
+        raise RuntimeError("no redis-server binary: set REDIS_URL to measure on a running Redis")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    binary = REDIS_SERVER if os.path.exists(REDIS_SERVER) else str(shutil.which("redis-server"))
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(url).ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+
+
+def measure_xadd_rtt(url: str, n: int = 2000) -> dict[str, float]:
+    """Round trip of single XADDs (no pipelining) to a scratch stream: p50/p99 in microseconds."""
+    r = redis.Redis.from_url(url)
+    key = f"bench:{{rtt}}:{uuid.uuid4().hex}"
+    samples = []
+    try:
+        for i in range(n + 100):
+            t0 = time.perf_counter_ns()
+            r.xadd(key, {"i": i})
+            if i >= 100:  # warm-up
+                samples.append((time.perf_counter_ns() - t0) / 1000)
+    finally:
+        r.delete(key)
+    samples.sort()
+    return {
+        "xadd_rtt_p50_us": round(statistics.median(samples), 1),
+        "xadd_rtt_p99_us": round(_percentile(samples, 0.99), 1),
+    }
+
+
+def _interleave(per_game: list[list[CommandEnvelope]]) -> list[CommandEnvelope]:
+    out: list[CommandEnvelope] = []
+    for i in range(max(len(cmds) for cmds in per_game)):
+        out.extend(cmds[i] for cmds in per_game if i < len(cmds))
+    return out
+
+
+def measure_throughput(
+    url: str, scripts: Sequence[GameScript], shards: int = 16, config: WorkerConfig | None = None
+) -> dict[str, float]:
+    """Commands per second one rules worker (in this process) commits, with every command already queued.
+
+    The games are created first (not timed); then all their commands are queued, interleaved across games as
+    concurrent players would send them, and the worker drains the streams. Every command must be accepted.
+    """
+    layout = Layout(prefix=f"bench{uuid.uuid4().hex[:6]}", shards=shards)
+    client = ServiceClient(redis.Redis.from_url(url), layout)
+    worker = RulesWorker(redis.Redis.from_url(url), range(shards), layout=layout, config=config or WorkerConfig())
+    creates, per_game = [], []
+    for i, script in enumerate(scripts):
+        create, commands = script.envelopes(f"g{i}")
+        creates.append(create)
+        per_game.append(commands)
+    client.submit_many(creates)
+    worker.run_until_idle()
+    commands = _interleave(per_game)
+    for start in range(0, len(commands), 2000):
+        client.submit_many(commands[start : start + 2000])
+    t0 = time.perf_counter()
+    worker.run_until_idle()
+    elapsed = time.perf_counter() - t0
+    accepted = worker.stats["append"]
+    if accepted != len(commands):
+        raise RuntimeError(f"{accepted} of {len(commands)} commands accepted: {dict(worker.stats)}")
+    worker.release()
+    _drop_prefix(client.r, layout)
+    return {
+        "service_commands_per_s": round(len(commands) / elapsed, 1),
+        "service_commands": len(commands),
+        "service_games": len(scripts),
+    }
+
+
+def _drop_prefix(r: redis.Redis, layout: Layout) -> None:
+    for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+        r.unlink(key)
+
+
+def spawn_worker(url: str, layout: Layout, *extra: str) -> subprocess.Popen[bytes]:
+    """``python -m services.worker`` over every shard of ``layout`` (warnings only)."""
+    root = Path(__file__).resolve().parents[2]
+    cmd = [
+        sys.executable, "-m", "services.worker", "--redis-url", url, "--shards", "all",
+        "--shard-count", str(layout.shards), "--prefix", layout.prefix, "--log-level", "warning", *extra,
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.Popen(cmd, cwd=root, env=env)
+
+
+def measure_latency(
+    url: str, scripts: Sequence[GameScript], rate: float = 1000.0, seconds: float = 5.0, clients: int = 8,
+    shards: int = 16, plugins: Sequence[str] = (),
+) -> dict[str, float]:  # fmt: skip
+    """Submit-to-outcome latency at ``rate`` commands/s, the worker in its own process.
+
+    ``clients`` threads each play their share of the games, one command at a time, paced to ``rate/clients``
+    per second; each command's latency runs from its XADD to its reply (BLPOP). ``plugins``: modules the
+    worker process imports to know the games (shadow is built in).
+    """
+    clients = max(1, min(clients, len(scripts)))  # a client without games would lower the rate
+    layout = Layout(prefix=f"lat{uuid.uuid4().hex[:6]}", shards=shards)
+    proc = spawn_worker(url, layout, *[arg for p in plugins for arg in ("--plugin", p)])
+    r = redis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + 20
+        while not all(r.exists(layout.lease(s)) for s in range(shards)):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the worker process did not take its leases")
+            time.sleep(0.05)
+        games = [s.envelopes(f"g{i}") for i, s in enumerate(scripts)]
+        boot = ServiceClient(redis.Redis.from_url(url), layout)
+        boot.submit_many([c for c, _ in games])
+        for create, _ in games:
+            if not boot.wait(create.game_id, create.command_id, timeout=20).accepted:
+                raise RuntimeError(f"game {create.game_id} not created")
+        samples: list[float] = []
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+        interval = clients / rate
+        stop_at = time.monotonic() + seconds
+
+        def player(index: int) -> None:
+            try:
+                play(index)
+            except BaseException as exc:
+                with lock:
+                    errors.append(exc)
+
+        def play(index: int) -> None:
+            client = ServiceClient(redis.Redis.from_url(url), layout)
+            mine = [cmds for i, (_, cmds) in enumerate(games) if i % clients == index]
+            queue = _interleave(mine) if mine else []
+            next_at = time.monotonic()
+            local = []
+            # Each client plays its games round-robin; a game's commands go one by one (each waits).
+            for env in queue:
+                now = time.monotonic()
+                if now >= stop_at:
+                    break
+                if next_at > now:
+                    time.sleep(next_at - now)
+                next_at += interval
+                t0 = time.perf_counter()
+                client.submit_many([env])
+                outcome = client.wait(env.game_id, env.command_id, timeout=10)
+                local.append((time.perf_counter() - t0) * 1000)
+                if not outcome.accepted:
+                    raise RuntimeError(f"rejected: {outcome}")
+            with lock:
+                samples.extend(local)
+
+        t_start = time.monotonic()
+        threads = [threading.Thread(target=player, args=(i,)) for i in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.monotonic() - t_start
+        if errors:
+            raise errors[0]
+        samples.sort()
+        return {
+            "latency_rate_target": rate,
+            "latency_rate_achieved": round(len(samples) / elapsed, 1),
+            "latency_p50_ms": round(statistics.median(samples), 3),
+            "latency_p99_ms": round(_percentile(samples, 0.99), 3),
+            "latency_samples": len(samples),
+        }
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        _drop_prefix(r, layout)
