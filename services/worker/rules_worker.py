@@ -92,6 +92,8 @@ class WorkerConfig:
     archive_after_ms: int = 3600 * 1000
     """An ended game is moved off the hot path (into its archive) this long after its end."""
     maintenance_every_ms: int = 5000
+    forget_consumer_after_ms: int = 3_600_000
+    """A consumer (a worker process) with nothing pending, idle this long, is removed from the group."""
 
 
 @dataclass(slots=True)
@@ -826,7 +828,19 @@ class RulesWorker:
 
     # --- maintenance ----------------------------------------------------------------------------------
     def maintain(self) -> int:
-        """Archive games ended more than ``archive_after_ms`` ago; returns how many were archived."""
+        """Archive games ended more than ``archive_after_ms`` ago, forget consumers of long-gone workers.
+
+        Returns how many games were archived.
+        """
+        for shard in list(self.leases):
+            with contextlib.suppress(redis.ResponseError):
+                for consumer in self.r.xinfo_consumers(self.layout.cmds(shard), GROUP):
+                    name = consumer["name"].decode() if isinstance(consumer["name"], bytes) else consumer["name"]
+                    # Every worker process is a consumer of its own; one with nothing pending, silent for
+                    # long, is gone (its pending entries were claimed long ago).
+                    idle = consumer["idle"] >= self.cfg.forget_consumer_after_ms
+                    if name != self.worker_id and consumer["pending"] == 0 and idle:
+                        self.r.xgroup_delconsumer(self.layout.cmds(shard), GROUP, name)
         done = 0
         cutoff = _now_ms() - self.cfg.archive_after_ms
         for shard, token in list(self.leases.items()):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from dataclasses import replace
 
 import pytest
 import redis
@@ -204,3 +205,21 @@ def test_entries_left_by_a_worker_that_died_repeatedly_go_to_the_dead_letters(ba
     assert first is not None and first.status == "dead_letter"
     second = client.outcome(commands[1].game_id, commands[1].command_id)
     assert second is not None and second.rejection is not None and second.rejection.code == "stale_version"
+
+
+def test_consumers_of_long_gone_workers_are_forgotten(backend: Backend) -> None:
+    # Given a shard whose consumer group remembers a worker that left with nothing pending
+    client = backend.client()
+    creates, _ = _games_on_shard(backend.layout, 0, 1, seed=400)
+    client.submit_many(creates)
+    w = backend.worker([0], config=replace(FAST, forget_consumer_after_ms=0), worker_id="current")
+    w.run_until_idle()
+    r = backend.make()
+    r.xgroup_createconsumer(backend.layout.cmds(0), GROUP, "long-gone")
+
+    # When the worker does its maintenance
+    w.maintain()
+
+    # Then only the current worker is left in the group
+    names = {c["name"] for c in r.xinfo_consumers(backend.layout.cmds(0), GROUP)}
+    assert names == {b"current"}
