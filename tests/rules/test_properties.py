@@ -228,8 +228,38 @@ def check_scores(before: GameState | None, event: Event, s: GameState) -> None:
         assert event.lost_to_cap >= 0 and (event.lost_to_cap == 0 or event.balance == MAX_THALERS)
 
 
+def check_recorded_decisions(before: GameState | None, event: Event, s: GameState) -> None:
+    """[I1, V2, E2, P1, X12] Events that record a decision agree with the inputs they carry: income adds up and
+    stops at 12, the seat goes to most power (at least 1), the Rival needs strictly more votes, the Emperor
+    never takes the Rival and only one Rival is taken per round."""
+    if before is None:
+        return
+    if isinstance(event, ev.IncomeCollected):
+        total = before.thalers[event.seat] + event.basic + event.own_cities + event.controlled_cities + event.saxony
+        assert event.basic == 6 and event.saxony in (0, 2)
+        assert (event.balance, event.lost_to_cap) == (min(total, MAX_THALERS), max(0, total - MAX_THALERS))
+    elif isinstance(event, ev.ElectorChanged):
+        assert event.power[event.winner] == max(event.power) > 0, f"{event}"
+        assert event.new_owner in (event.winner, None)
+        tied = [seat for seat, p in enumerate(event.power) if p == max(event.power)]
+        assert (len(tied) > 1) == (event.tie_broken_by is not None), f"{event}"
+    elif isinstance(event, ev.ElectorRetained):
+        if max(event.power) == 0:
+            assert event.owner is None, f"{event}"
+        else:
+            assert event.owner is not None and event.power[event.owner] == max(event.power), f"{event}"
+    elif isinstance(event, ev.VotesRevealed):
+        for side, total in (("emperor", event.emperor_votes), ("rival", event.rival_votes)):
+            assert total == sum(b.votes for b in event.ballots if b.candidate == side)
+        assert event.winner == (event.rival if event.rival_votes > event.emperor_votes else event.emperor)
+    elif isinstance(event, ev.CardTaken) and event.card == "rival":
+        assert event.seat != before.emperor, "the Emperor took the Rival"
+        assert before.rival is None, "a second Rival in one round"
+
+
 EVENT_INVARIANTS: list[EventCheck] = [
     check_thalers, check_piece_counts, check_spaces, check_archdiocese_electors, check_scores,
+    check_recorded_decisions,
 ]
 
 
@@ -261,6 +291,9 @@ def check_game_end(game: Game) -> None:
     result = DECIDER.result(s)
     assert result is not None and result["winners"] == tied and result["shared"] == last.shared
     assert DECIDER.awaited(s) == ()
+    phases = [(e.round, e.phase) for e in game.log if isinstance(e, ev.PhaseStarted)]
+    expected = [(1, p) for p in range(4, 9)] + [(r, p) for r in range(2, 5) for p in range(1, 9)]
+    assert phases == [*expected, *((5, p) for p in range(1, 8))], "rounds and phases out of order [S2, G3]"
 
 
 # --- commands: legal ones accepted, constructed illegal ones rejected -------------------------------------
@@ -431,9 +464,10 @@ class SecrecyChecker:
 def test_given_random_legal_games_when_every_event_is_folded_then_the_table_stays_consistent(
     players: int, data: st.DataObject
 ) -> None:
-    """[G2, B3, B1, P1, P5, T1, B6, G3] After every event: thalers within 0..12, every piece on the board or in
-    supply, pieces only on spaces of their kind, archdiocese electors are Barons, VP never decrease; nothing is
-    left aside between commands; the game ends after round 5 with a winner or a shared victory."""
+    """[G2, B3, B1, P1, P5, T1, B6, G3, S2] After every event: thalers within 0..12, every piece on the board or
+    in supply, pieces only on spaces of their kind, archdiocese electors are Barons, VP never decrease, recorded
+    decisions agree with their inputs [I1, V2, E2, X12]; nothing is left aside between commands; the phases run
+    in order from phase IV of round 1 and the game ends after round 5 with a winner or a shared victory."""
     game = play(data, players, EVENT_INVARIANTS, [check_aside])
     check_game_end(game)
 
