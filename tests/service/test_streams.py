@@ -12,7 +12,7 @@ from services.bus.envelope import hash_token
 from services.bus.keys import GROUP
 from services.store.eventstore import read_events
 from tests.service.conftest import FAST, Backend
-from tests.service.helpers import script_game, toy_amounts, wait_for
+from tests.service.helpers import script_game, scripted_batch, toy_amounts, wait_for
 from tests.service.toy_game import ToyDecider
 
 pytestmark = pytest.mark.redis
@@ -219,3 +219,23 @@ def test_events_of_a_game_are_stored_at_ids_equal_to_versions(backend: Backend) 
     # and the command stream is empty: a committed command is acked and deleted in the same script
     assert r.xlen(backend.layout.cmds(shard)) == 0
     assert r.xpending(backend.layout.cmds(shard), GROUP)["pending"] == 0
+
+
+def test_a_thousand_games_at_once_with_a_small_state_cache(backend: Backend) -> None:
+    # Given a thousand games, each with its first three commands queued, and room for 100 states in memory
+    client = backend.client()
+    creates, commands = scripted_batch(1000, seed=77)
+    firsts = [c for c in commands if c.command_id.endswith(("-c0", "-c1", "-c2"))]
+    client.submit_many(creates)
+    client.submit_many(firsts)
+    worker = backend.worker(config=replace(FAST, cache_size=100, snapshot_every=2))
+
+    # When one worker serves them
+    worker.run_until_idle()
+
+    # Then every command was accepted, states were reloaded from snapshot + tail, memory stayed bounded
+    assert all(client.outcome(c.game_id, c.command_id).accepted for c in firsts)  # type: ignore[union-attr]
+    assert worker.stats["append"] == len(firsts) and worker.stats["create"] == 1000
+    assert worker.stats["loads"] >= 1000
+    assert len(worker.cache) <= 100
+    assert all(len(client.read_events(c.game_id)) == 4 for c in creates[:50])
