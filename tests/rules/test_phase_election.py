@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from events.base import Event
 from services.rules.shadow.state import GameState
 from tests.rules.phase56_support import ELECTORATES, baron, card, couple, knight, phase_v, piece, tile_at
@@ -129,12 +127,6 @@ def test_given_a_sealed_vote_when_seats_look_at_the_game_then_only_its_own_seat_
     assert "rival" not in spectator and "emperor" not in spectator
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="view.py keeps other seats' votes 'sealed' after VotesRevealed (until the next phase IV); a one-line "
-    "fix (reveal once no vote is awaited) conflicts with test_properties' SecrecyChecker, which checks votes "
-    "on every VP event with hidden VP",
-)
 def test_given_all_votes_revealed_when_seats_look_at_the_game_then_every_vote_is_visible() -> None:
     """[E2] Once VotesRevealed is recorded the votes are public: every seat sees every vote."""
     _, state = at_phase_vi(*rulebook_example())

@@ -448,7 +448,8 @@ class SecrecyChecker:
                     assert seen["votes"][other] == s.votes[other]
                     assert seen["victory_points"][other] == s.vp[other]
                     continue
-                assert seen["votes"][other] in (None, "sealed"), f"{viewer} sees seat {other}'s vote: {event}"
+                if votes_at_stake:
+                    assert seen["votes"][other] in (None, "sealed"), f"{viewer} sees seat {other}'s vote: {event}"
                 if self.hidden_vp:
                     assert seen["victory_points"][other] is None, f"{viewer} sees seat {other}'s VP"
                 else:

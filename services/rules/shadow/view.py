@@ -53,10 +53,12 @@ def view(s: GameState, seat: int | None) -> dict[str, Any]:
             }
         )
     votes: list[Any] = []
+    # Sealed votes stay secret while the vote is still open; once all are in they were revealed together.
+    voting = s.pending is not None and s.pending.decision == "vote"
     for i, v in enumerate(s.votes):
         if v is None:
             votes.append(None)
-        elif over or i == seat:
+        elif over or i == seat or not voting:
             votes.append(v)
         else:
             votes.append("sealed")
