@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 
 class Message(BaseModel):
@@ -53,3 +53,13 @@ def parse_json(adapter: TypeAdapter[Any], raw: bytes | str | dict[str, Any]) -> 
     if isinstance(raw, dict):
         return adapter.validate_python(raw)
     return adapter.validate_json(raw)
+
+
+def summarize_validation_error(exc: ValidationError, limit: int = 300) -> str:
+    """A one-line summary of a validation error (field paths and messages), for typed rejections."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    text = "; ".join(parts)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from events.base import Event, Rejection
+from events.base import Event, Rejection, summarize_validation_error
 from services.rules.decider import Decider
 from services.rules.registry import game_names, get_decider
 
@@ -44,14 +44,7 @@ UNKNOWN_GAME = "unknown_game"
 HEADER_FIELDS = frozenset({"game", "players", "settings", "seed"})
 
 
-def summarize(exc: ValidationError, limit: int = 300) -> str:
-    """A one-line summary of a validation error (field paths and messages)."""
-    parts = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
-    text = "; ".join(parts)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+summarize = summarize_validation_error
 
 
 def _rejection(line: int, code: str, message: str, rulings: Iterable[str] = ()) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from events.base import summarize_validation_error
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 
 MAX_PAYLOAD = 64 * 1024
@@ -159,14 +160,7 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def summarize(exc: ValidationError, limit: int = 300) -> str:
-    """A one-line summary of a pydantic validation error (field paths and messages)."""
-    parts = []
-    for err in exc.errors(include_url=False):
-        loc = ".".join(str(p) for p in err.get("loc", ())) or "(root)"
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
-    text = "; ".join(parts)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+summarize = summarize_validation_error
 
 
 def _text(fields: dict[bytes, bytes], name: bytes) -> str | None:
