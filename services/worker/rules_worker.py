@@ -48,6 +48,7 @@ from services.bus.envelope import (
     summarize,
 )
 from services.bus.keys import GROUP, NO_GAME, Layout
+from services.bus.streams import GroupReader
 from services.log import get_logger
 from services.rules.decider import Decider
 from services.rules.registry import get_decider
@@ -94,6 +95,8 @@ class WorkerConfig:
     maintenance_every_ms: int = 5000
     forget_consumer_after_ms: int = 3_600_000
     """A consumer (a worker process) with nothing pending, idle this long, is removed from the group."""
+    cluster_poll_ms: int = 10
+    """On a Redis Cluster (no multi-slot blocking read): the longest pause between polls of idle shards."""
 
 
 @dataclass(slots=True)
@@ -165,13 +168,18 @@ class RulesWorker:
         self._next_recover = 0.0
         self._next_maintenance = time.monotonic() + self.cfg.maintenance_every_ms / 1000
         self.log = get_logger("rules_worker", worker=self.worker_id)
+        # One XREADGROUP over all shards on a single Redis; shard by shard (one slot each) on a cluster.
+        self._reader = GroupReader(client, GROUP, self.worker_id, poll_ms=self.cfg.cluster_poll_ms)
 
     # --- leases ---------------------------------------------------------------------------------------
     def refresh_leases(self) -> list[int]:
         """Renew held leases and try to take free ones; returns the shards newly taken."""
         pipe = self.r.pipeline(transaction=False)
         for shard in self.shards:
-            pipe.evalsha(
+            # execute_command, not pipe.evalsha: redis-py refuses the latter in cluster pipelines, though EVALSHA
+            # with all keys in one slot is routed fine.
+            pipe.execute_command(
+                "EVALSHA",
                 self.scripts.lease,
                 2,
                 self.layout.lease(shard),
@@ -295,10 +303,8 @@ class RulesWorker:
             return out
         streams = {self.layout.cmds(s): ">" for s in fresh}
         by_key = {self.layout.cmds(s).encode(): s for s in fresh}
-        res = self.r.xreadgroup(
-            GROUP, self.worker_id, streams, count=self.cfg.batch, block=block_ms if block_ms > 0 else None
-        )
-        for key, got in res or []:
+        res = self._reader.read(streams, count=self.cfg.batch, block_ms=block_ms)
+        for key, got in res:
             shard = by_key[key]
             out.extend((shard, eid, fields) for eid, fields in got)
         return out
@@ -768,7 +774,7 @@ class RulesWorker:
         pipe = self.r.pipeline(transaction=False)
         sha = self.scripts.commit
         for p in plans:
-            pipe.evalsha(sha, len(p.keys), *p.keys, *p.args)
+            pipe.execute_command("EVALSHA", sha, len(p.keys), *p.keys, *p.args)  # see refresh_leases
         results = pipe.execute(raise_on_error=False)
         redo: list[Entry] = []
         dead: list[Plan] = []
