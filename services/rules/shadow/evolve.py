@@ -25,11 +25,61 @@ def _on(event_type: type[Event]) -> Callable[[Callable[[Any, Any], Any]], Callab
 def evolve(state: GameState | None, event: Event) -> GameState:
     """The state after ``event``. ``state`` is None only before GameStarted.
 
-    Handlers return the changed fields only, so each event costs one ``_replace`` (the fold is hot)."""
-    changes = _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
-    if isinstance(changes, GameState):
-        return changes._replace(version=changes.version + 1)
-    return state._replace(version=state.version + 1, **changes)  # type: ignore[union-attr]
+    Each handler returns the next state (version included), built with one tuple copy (the fold is hot)."""
+    return _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
+
+
+_new = tuple.__new__
+_FIELD = {name: i for i, name in enumerate(GameState._fields)}
+_BOARD = _FIELD["board"]
+_THALERS = _FIELD["thalers"]
+_VP = _FIELD["vp"]
+_TILES = _FIELD["tiles_in_supply"]
+_KNIGHTS = _FIELD["knights_in_supply"]
+_CITIES = _FIELD["cities_in_supply"]
+_EMPIRE_CITIES = _FIELD["empire_cities_in_supply"]
+_EMPEROR = _FIELD["emperor"]
+_PENDING = _FIELD["pending"]
+_TURN = _FIELD["turn"]
+_PLAY_AREAS = _FIELD["play_areas"]
+_RIVAL = _FIELD["rival"]
+_PRIVILEGE_USED = _FIELD["privilege_used"]
+_PASSED = _FIELD["passed"]
+_AIMS = _FIELD["aims"]
+_VOTES = _FIELD["votes"]
+_VERSION = _FIELD["version"]
+assert len(GameState._fields) - 1 == _VERSION
+
+
+def _next(s: GameState) -> GameState:
+    """``s`` with the version bumped (an event that changes nothing else)."""
+    return _new(GameState, (*s[:_VERSION], s[_VERSION] + 1))
+
+
+def _with(s: GameState, i: int, value: Any) -> GameState:
+    """``s`` with field ``i`` replaced and the version bumped."""
+    fields = list(s)
+    fields[i] = value
+    fields[_VERSION] += 1
+    return _new(GameState, fields)
+
+
+def _with2(s: GameState, i: int, value: Any, j: int, value2: Any) -> GameState:
+    """``s`` with fields ``i`` and ``j`` replaced and the version bumped."""
+    fields = list(s)
+    fields[i] = value
+    fields[j] = value2
+    fields[_VERSION] += 1
+    return _new(GameState, fields)
+
+
+def _changed(s: GameState, **changes: Any) -> GameState:
+    """``s`` with named fields replaced and the version bumped (rare events)."""
+    fields = list(s)
+    for name, value in changes.items():
+        fields[_FIELD[name]] = value
+    fields[_VERSION] += 1
+    return _new(GameState, fields)
 
 
 def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -71,26 +121,30 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
         emperor=e.emperor,
         play_areas=((),) * n,
         votes=(None,) * n,
+        version=1,
     )
 
 
 @_on(ev.ElectoratesClosed)
-def _closed(s: GameState, e: ev.ElectoratesClosed) -> dict[str, Any]:
-    return dict(closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
+def _closed(s: GameState, e: ev.ElectoratesClosed) -> GameState:
+    return _changed(s, closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
 
 
 @_on(ev.DecisionRequested)
-def _requested(s: GameState, e: ev.DecisionRequested) -> dict[str, Any]:
-    turn = e.prompt.seats[0] if e.prompt.decision == "actions" else s.turn
-    return dict(pending=e.prompt, turn=turn)
+def _requested(s: GameState, e: ev.DecisionRequested) -> GameState:
+    prompt = e.prompt
+    if prompt.decision == "actions":
+        return _with2(s, _PENDING, prompt, _TURN, prompt.seats[0])
+    return _with(s, _PENDING, prompt)
 
 
 @_on(ev.PhaseStarted)
-def _phase(s: GameState, e: ev.PhaseStarted) -> dict[str, Any]:
+def _phase(s: GameState, e: ev.PhaseStarted) -> GameState:
     if e.phase == 1:  # a new round: electors come back from the privilege spaces
-        return dict(round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
+        return _changed(s, round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
     if e.phase == 4:
-        return dict(
+        return _changed(
+            s,
             round=e.round,
             phase=4,
             passed=frozenset(),
@@ -100,103 +154,105 @@ def _phase(s: GameState, e: ev.PhaseStarted) -> dict[str, Any]:
             pending=None,
             turn=None,
         )
-    return dict(round=e.round, phase=e.phase, pending=None)
+    return _changed(s, round=e.round, phase=e.phase, pending=None)
 
 
 @_on(ev.GameEnded)
-def _ended(s: GameState, e: ev.GameEnded) -> dict[str, Any]:
-    return dict(winners=tuple(e.winners), pending=None)
+def _ended(s: GameState, e: ev.GameEnded) -> GameState:
+    return _changed(s, winners=tuple(e.winners), pending=None)
 
 
 # --- pieces -----------------------------------------------------------------------------------------------
 @_on(ev.EmpireCityPlaced)
-def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> dict[str, Any]:
-    return dict(
-        board=_put(s.board, _idx(s, e.space), City(EMPIRE)), empire_cities_in_supply=s.empire_cities_in_supply - 1
-    )
+def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> GameState:
+    board = _put(s.board, _idx(s, e.space), City(EMPIRE))
+    return _with2(s, _BOARD, board, _EMPIRE_CITIES, s.empire_cities_in_supply - 1)
 
 
 @_on(ev.EmpireCityMoved)
-def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> dict[str, Any]:
-    board = _put(s.board, _idx(s, e.from_space), None)
-    return dict(board=_put(board, _idx(s, e.to_space), City(EMPIRE)))
+def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> GameState:
+    board = list(s.board)
+    board[_idx(s, e.from_space)] = None
+    board[_idx(s, e.to_space)] = City(EMPIRE)
+    return _with(s, _BOARD, tuple(board))
 
 
 @_on(ev.AristocratPlaced)
-def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> dict[str, Any]:
-    return dict(
-        board=_put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age)),
-        tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1),
-    )
+def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> GameState:
+    board = _put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age))
+    return _with2(s, _BOARD, board, _TILES, _add(s.tiles_in_supply, e.owner, -1))
 
 
 @_on(ev.AristocratMoved)
-def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> dict[str, Any]:
+def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> GameState:
     src, dst = _idx(s, e.from_space), _idx(s, e.to_space)
     board = list(s.board)
     board[dst], board[src] = board[src], None
-    return dict(board=tuple(board))
+    return _with(s, _BOARD, tuple(board))
 
 
-def _to_supply(s: GameState, space: str, owner: int) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, space), None), tiles_in_supply=_add(s.tiles_in_supply, owner, 1))
+def _to_supply(s: GameState, space: str, owner: int) -> GameState:
+    return _with2(s, _BOARD, _put(s.board, _idx(s, space), None), _TILES, _add(s.tiles_in_supply, owner, 1))
 
 
 @_on(ev.AristocratReturned)
-def _aristocrat_returned(s: GameState, e: ev.AristocratReturned) -> dict[str, Any]:
+def _aristocrat_returned(s: GameState, e: ev.AristocratReturned) -> GameState:
     return _to_supply(s, e.space, e.owner)
 
 
 @_on(ev.AristocratDied)
-def _aristocrat_died(s: GameState, e: ev.AristocratDied) -> dict[str, Any]:
+def _aristocrat_died(s: GameState, e: ev.AristocratDied) -> GameState:
     return _to_supply(s, e.space, e.owner)
 
 
 @_on(ev.AristocratsAged)
-def _aged(s: GameState, e: ev.AristocratsAged) -> dict[str, Any]:
+def _aged(s: GameState, e: ev.AristocratsAged) -> GameState:
     board = list(s.board)
     for space in e.spaces:
         i = _idx(s, space)
         t = board[i]
         board[i] = Tile(t.owner, t.couple, t.age + 10)  # type: ignore[union-attr]
-    return dict(board=tuple(board))
+    return _with(s, _BOARD, tuple(board))
 
 
 @_on(ev.AristocratAgeChanged)
-def _age_changed(s: GameState, e: ev.AristocratAgeChanged) -> dict[str, Any]:
+def _age_changed(s: GameState, e: ev.AristocratAgeChanged) -> GameState:
     i = _idx(s, e.space)
     t = s.board[i]
-    return dict(board=_put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
+    return _with(s, _BOARD, _put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
 
 
 @_on(ev.AristocratMarried)
-def _married(s: GameState, e: ev.AristocratMarried) -> dict[str, Any]:
+def _married(s: GameState, e: ev.AristocratMarried) -> GameState:
     i = _idx(s, e.space)
     t = s.board[i]
-    return dict(board=_put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
+    return _with(s, _BOARD, _put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
 
 
 @_on(ev.KnightPlaced)
-def _knight_placed(s: GameState, e: ev.KnightPlaced) -> dict[str, Any]:
-    return dict(
-        board=_put(s.board, _idx(s, e.space), Knight(e.owner)), knights_in_supply=_add(s.knights_in_supply, e.owner, -1)
-    )
+def _knight_placed(s: GameState, e: ev.KnightPlaced) -> GameState:
+    board = _put(s.board, _idx(s, e.space), Knight(e.owner))
+    return _with2(s, _BOARD, board, _KNIGHTS, _add(s.knights_in_supply, e.owner, -1))
 
 
 @_on(ev.KnightMoved)
-def _knight_moved(s: GameState, e: ev.KnightMoved) -> dict[str, Any]:
-    board = _put(s.board, _idx(s, e.from_space), None)
-    return dict(board=_put(board, _idx(s, e.to_space), Knight(e.owner)))
+def _knight_moved(s: GameState, e: ev.KnightMoved) -> GameState:
+    board = list(s.board)
+    board[_idx(s, e.from_space)] = None
+    board[_idx(s, e.to_space)] = Knight(e.owner)
+    return _with(s, _BOARD, tuple(board))
 
 
 @_on(ev.KnightPushed)
-def _knight_pushed(s: GameState, e: ev.KnightPushed) -> dict[str, Any]:
-    return dict(board=_put(s.board, _idx(s, e.space), None), knights_in_supply=_add(s.knights_in_supply, e.owner, 1))
+def _knight_pushed(s: GameState, e: ev.KnightPushed) -> GameState:
+    board = _put(s.board, _idx(s, e.space), None)
+    return _with2(s, _BOARD, board, _KNIGHTS, _add(s.knights_in_supply, e.owner, 1))
 
 
 @_on(ev.KnightPromoted)
-def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> dict[str, Any]:
-    return dict(
+def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> GameState:
+    return _changed(
+        s,
         board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
         knights_in_supply=_add(s.knights_in_supply, e.owner, 1),
         tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1),
@@ -204,31 +260,30 @@ def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> dict[str, Any]:
 
 
 @_on(ev.CityPlaced)
-def _city_placed(s: GameState, e: ev.CityPlaced) -> dict[str, Any]:
-    return dict(
-        board=_put(s.board, _idx(s, e.space), City(e.owner)), cities_in_supply=_add(s.cities_in_supply, e.owner, -1)
-    )
+def _city_placed(s: GameState, e: ev.CityPlaced) -> GameState:
+    board = _put(s.board, _idx(s, e.space), City(e.owner))
+    return _with2(s, _BOARD, board, _CITIES, _add(s.cities_in_supply, e.owner, -1))
 
 
 # --- thalers and points -------------------------------------------------------------------------------------
 @_on(ev.IncomeCollected)
-def _income(s: GameState, e: ev.IncomeCollected) -> dict[str, Any]:
-    return dict(thalers=_set(s.thalers, e.seat, e.balance))
+def _income(s: GameState, e: ev.IncomeCollected) -> GameState:
+    return _with(s, _THALERS, _set(s.thalers, e.seat, e.balance))
 
 
 @_on(ev.ThalersChanged)
-def _thalers(s: GameState, e: ev.ThalersChanged) -> dict[str, Any]:
-    return dict(thalers=_set(s.thalers, e.seat, e.balance))
+def _thalers(s: GameState, e: ev.ThalersChanged) -> GameState:
+    return _with(s, _THALERS, _set(s.thalers, e.seat, e.balance))
 
 
 @_on(ev.VictoryPointsScored)
-def _vp(s: GameState, e: ev.VictoryPointsScored) -> dict[str, Any]:
-    return dict(vp=_set(s.vp, e.seat, e.total))
+def _vp(s: GameState, e: ev.VictoryPointsScored) -> GameState:
+    return _with(s, _VP, _set(s.vp, e.seat, e.total))
 
 
 # --- phases III and IV --------------------------------------------------------------------------------------
-def _unchanged(s: GameState, _: Event) -> dict[str, Any]:
-    return {}
+def _unchanged(s: GameState, _: Event) -> GameState:
+    return _next(s)
 
 
 for _informational in (
@@ -247,48 +302,48 @@ for _informational in (
 
 
 @_on(ev.CardsReturned)
-def _cards_returned(s: GameState, _: ev.CardsReturned) -> dict[str, Any]:
-    return dict(play_areas=((),) * s.n)
+def _cards_returned(s: GameState, _: ev.CardsReturned) -> GameState:
+    return _with(s, _PLAY_AREAS, ((),) * s.n)
 
 
 @_on(ev.CardTaken)
-def _card_taken(s: GameState, e: ev.CardTaken) -> dict[str, Any]:
+def _card_taken(s: GameState, e: ev.CardTaken) -> GameState:
     if e.via_trier:  # Trier copies an effect; no card is taken
-        return {}
+        return _next(s)
     areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], e.card))
     rival = e.seat if e.card == "rival" else s.rival
-    return dict(play_areas=areas, rival=rival)
+    return _with2(s, _PLAY_AREAS, areas, _RIVAL, rival)
 
 
 @_on(ev.PrivilegeUsed)
-def _privilege(s: GameState, e: ev.PrivilegeUsed) -> dict[str, Any]:
-    return dict(privilege_used=_set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
+def _privilege(s: GameState, e: ev.PrivilegeUsed) -> GameState:
+    return _with(s, _PRIVILEGE_USED, _set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
 
 
 @_on(ev.Passed)
-def _passed(s: GameState, e: ev.Passed) -> dict[str, Any]:
-    return dict(passed=s.passed | {e.seat})
+def _passed(s: GameState, e: ev.Passed) -> GameState:
+    return _with(s, _PASSED, s.passed | {e.seat})
 
 
 # --- phase VI ---------------------------------------------------------------------------------------------
 @_on(ev.ElectionCalled)
-def _election(s: GameState, e: ev.ElectionCalled) -> dict[str, Any]:
-    return dict(votes=(None,) * s.n)
+def _election(s: GameState, e: ev.ElectionCalled) -> GameState:
+    return _with(s, _VOTES, (None,) * s.n)
 
 
 @_on(ev.CardAimed)
-def _aimed(s: GameState, e: ev.CardAimed) -> dict[str, Any]:
-    return dict(aims=(*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
+def _aimed(s: GameState, e: ev.CardAimed) -> GameState:
+    return _with(s, _AIMS, (*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
 
 
 @_on(ev.VoteSealed)
-def _sealed(s: GameState, e: ev.VoteSealed) -> dict[str, Any]:
-    return dict(votes=_set(s.votes, e.seat, e.candidate))
+def _sealed(s: GameState, e: ev.VoteSealed) -> GameState:
+    return _with(s, _VOTES, _set(s.votes, e.seat, e.candidate))
 
 
 @_on(ev.EmperorElected)
-def _elected(s: GameState, e: ev.EmperorElected) -> dict[str, Any]:
-    return dict(emperor=e.seat)
+def _elected(s: GameState, e: ev.EmperorElected) -> GameState:
+    return _with(s, _EMPEROR, e.seat)
 
 
 missing = set(ev.EVENT_TYPES) - set(_HANDLERS)
