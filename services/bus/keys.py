@@ -17,6 +17,7 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:game:<gid>:meta          hash     name, players, settings, seed, token hashes, version...
     throne:{s17}:game:<gid>:events        stream   the game's events; entry id ``0-<version>``
     throne:{s17}:game:<gid>:snap          hash     ``v`` (version) and ``d`` (decider snapshot bytes)
+    throne:{s17}:game:<gid>:commands      stream   every accepted or rejected command; id ``<version>-<n>``
     throne:{s17}:game:<gid>:archive       string   zlib(JSON) of meta + every event, once off the hot path
     throne:{s17}:out:<gid>:<cid>          string   the outcome of a command (duplicate check), with a TTL
     throne:{s17}:reply:<gid>:<cid>        list     the reply to the submitter (BLPOP), with a short TTL
@@ -105,6 +106,10 @@ class Layout:
     def snap(self, shard: int, game_id: str) -> str:
         """A game's latest snapshot."""
         return f"{self.tag(shard)}:game:{game_id}:snap"
+
+    def commands(self, shard: int, game_id: str) -> str:
+        """A game's command log: every accepted or rejected command, written with its events."""
+        return f"{self.tag(shard)}:game:{game_id}:commands"
 
     def archive(self, shard: int, game_id: str) -> str:
         """A trimmed game's archive blob."""

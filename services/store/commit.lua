@@ -3,7 +3,7 @@ Commit one command of one shard, atomically. Every key is in the shard's hash ta
 
 KEYS
    1 lease    2 cmds     3 outcome   4 reply    5 meta
-   6 events   7 snap     8 feed      9 games   10 ended   11 dead
+   6 events   7 snap     8 feed      9 games   10 ended   11 dead   12 commands (the game's command log)
 ARGV
    1 fencing token: the lease value this worker holds
    2 consumer group
@@ -21,9 +21,18 @@ ARGV
   14 reply ttl (ms)
   15 outcome ttl (ms, 0 keeps it forever)
   16 feed maxlen (approximate trim)
-  17 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
-  18 .. 17+2M: the pairs
+  17 command log kind: "cmd" | "create" | "" (nothing to log: dead letters, entries without a usable game)
+  18 seat of the command ("" for a creation)
+  19 the command as JSON (for a creation: name, players, settings, seed; never a token)
+  20 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
+  21 .. 20+2M: the pairs
   then, for append/create, one event JSON per argument
+
+The command log (KEYS[12]) gets one entry per accepted or rejected command of an existing game, written with
+its events: id `<version>-<n>` (the version after the command; n counts rejections judged at that version), so
+the command behind event v is the first entry at or after `<v>-0`. Fields: `id` command id, `k` kind, `seat`,
+`p` command JSON, `rcv` ms the command entered the stream (from its entry id), `at` ms of the commit, `o` the
+outcome JSON. Events and feed entries carry `t`, the ms of the commit.
 Returns
   {"OK", version} | {"DUP", first outcome} | {"FENCED"} | {"CONFLICT", actual version}
 ]]
@@ -74,19 +83,19 @@ elseif base >= 0 and current ~= base then
   return {'CONFLICT', current}
 end
 
-local m = tonumber(ARGV[17])
+local m = tonumber(ARGV[20])
 local version = current
 if op == 'append' or op == 'create' then
   if m > 0 then
-    redis.call('HSET', KEYS[5], unpack(ARGV, 18, 17 + 2 * m))
+    redis.call('HSET', KEYS[5], unpack(ARGV, 21, 20 + 2 * m))
   end
   version = base
-  for j = 18 + 2 * m, #ARGV do
+  for j = 21 + 2 * m, #ARGV do
     version = version + 1
     -- Entry id 0-<version>: appending at the expected version is what makes a double write impossible.
-    redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7])
+    redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
     redis.call('XADD', KEYS[8], 'MAXLEN', '~', ARGV[16], '*',
-      'g', ARGV[8], 'v', version, 'n', ARGV[9], 'e', ARGV[j])
+      'g', ARGV[8], 'v', version, 'n', ARGV[9], 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
   end
   redis.call('HSET', KEYS[5], 'version', version, 'updated', ARGV[10])
   if op == 'create' then
@@ -103,9 +112,29 @@ if op == 'append' or op == 'create' then
     redis.call('HSET', KEYS[7], 'v', ARGV[12], 'd', ARGV[13])
   end
 elseif op == 'dead' then
-  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 18, 17 + 2 * m))
+  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 21, 20 + 2 * m))
 elseif op ~= 'reject' then
   return redis.error_reply('unknown op ' .. op)
+end
+
+-- The command log: only for a game that exists now (an unknown game id gets no log of its own) and is still
+-- on the hot path (an archived game's log is in its archive; what it answers now is just game_over).
+if ARGV[17] ~= '' and outcome ~= '' and version >= 1 and redis.call('HGET', KEYS[5], 'status') ~= 'archived' then
+  local seq = 0
+  local last = redis.call('XREVRANGE', KEYS[12], '+', '-', 'COUNT', 1)[1]
+  if last then
+    local lv, ls = string.match(last[1], '^(%d+)-(%d+)$')
+    if tonumber(lv) == version then
+      seq = tonumber(ls) + 1
+    elseif tonumber(lv) > version then
+      seq = -1  -- cannot happen (versions only grow); never let an XADD error undo half a commit
+    end
+  end
+  if seq >= 0 then
+    local received = string.match(ARGV[3], '^(%d+)-') or ''
+    redis.call('XADD', KEYS[12], version .. '-' .. seq, 'id', ARGV[7], 'k', ARGV[17], 'seat', ARGV[18],
+      'p', ARGV[19], 'rcv', received, 'at', ARGV[10], 'o', outcome)
+  end
 end
 
 if outcome ~= '' then

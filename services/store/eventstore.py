@@ -17,11 +17,52 @@ from services.bus.keys import Layout
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """One recorded event: its version (1-based position), its JSON, the id of the command behind it."""
+    """One recorded event: its version (1-based position), its JSON, the id of the command behind it, and the
+    ms of its commit (0 when unknown: recorded before commit times were kept)."""
 
     version: int
     data: dict[str, Any]
     command_id: str
+    at: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCommand:
+    """One entry of a game's command log: a command the worker accepted or rejected, as it was committed.
+
+    ``version`` is the game's version after it (accepted: its last event; rejected: the version it was judged
+    at); ``kind`` is ``cmd`` or ``create``; ``payload`` the command JSON (a creation: name, players, settings,
+    seed; never a token); ``received_ms`` when it entered the command stream, ``committed_ms`` when its outcome
+    was written; ``outcome`` the outcome JSON (status, version range or rejection).
+    """
+
+    log_id: str
+    version: int
+    command_id: str
+    kind: str
+    seat: int | None
+    payload: Any
+    received_ms: int | None
+    committed_ms: int
+    outcome: dict[str, Any]
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the command was accepted (it caused events)."""
+        return self.outcome.get("status") == "accepted"
+
+    def to_record(self) -> list[Any]:
+        """A compact JSON-ready form (the archive's)."""
+        return [
+            self.log_id, self.command_id, self.kind, self.seat, self.payload, self.received_ms,
+            self.committed_ms, self.outcome,
+        ]  # fmt: skip
+
+    @classmethod
+    def from_record(cls, rec: list[Any]) -> StoredCommand:
+        """The inverse of :meth:`to_record`."""
+        log_id, cid, kind, seat, payload, rcv, at, outcome = rec
+        return cls(log_id, version_of_log_id(log_id), cid, kind, seat, payload, rcv, at, outcome)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +90,47 @@ def version_of(entry_id: bytes | str) -> int:
     return int(text.partition("-")[2])
 
 
+def version_of_log_id(log_id: bytes | str) -> int:
+    """The version encoded in a command-log entry id ``<version>-<n>``."""
+    text = log_id.decode() if isinstance(log_id, bytes) else log_id
+    return int(text.partition("-")[0])
+
+
+def _int_or_none(raw: bytes | None) -> int | None:
+    return int(raw) if raw else None
+
+
+def _json_or_text(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        # A rejected not_json payload is logged as sent: keep it readable, not lost.
+        return raw.decode(errors="replace")
+
+
+def command_from_entry(entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredCommand:
+    """A command-log stream entry as a :class:`StoredCommand`."""
+    log_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    seat = fields.get(b"seat", b"")
+    return StoredCommand(
+        log_id=log_id,
+        version=version_of_log_id(log_id),
+        command_id=fields.get(b"id", b"").decode(),
+        kind=fields.get(b"k", b"cmd").decode(),
+        seat=int(seat) if seat.lstrip(b"-").isdigit() else None,
+        payload=_json_or_text(fields.get(b"p", b"null")),
+        received_ms=_int_or_none(fields.get(b"rcv")),
+        committed_ms=int(fields.get(b"at", b"0") or 0),
+        outcome=orjson.loads(fields.get(b"o", b"{}")),
+    )
+
+
+def _event_from_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
+    return StoredEvent(
+        version_of(entry_id), orjson.loads(fields[b"e"]), fields.get(b"c", b"").decode(), int(fields.get(b"t", 0))
+    )
+
+
 def read_meta(client: redis.Redis, layout: Layout, game_id: str) -> dict[str, str] | None:
     """A game's metadata (name, players, status, version, ...), or None if there is no such game."""
     raw = client.hgetall(layout.meta(layout.shard_of(game_id), game_id))
@@ -69,7 +151,7 @@ def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 
     shard = layout.shard_of(game_id)
     entries = client.xrange(layout.events(shard, game_id), min=event_id(after + 1), max="+")
     if entries:
-        return [StoredEvent(version_of(eid), orjson.loads(f[b"e"]), f.get(b"c", b"").decode()) for eid, f in entries]
+        return [_event_from_entry(eid, f) for eid, f in entries]
     meta = client.hget(layout.meta(shard, game_id), "status")
     if meta != b"archived":
         return []
@@ -80,16 +162,53 @@ def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 
     return [e for e in events if e.version > after]
 
 
-def make_archive(meta: dict[str, str], events: list[StoredEvent]) -> bytes:
-    """The archive blob of a game: zlib-compressed JSON of its metadata and every event."""
-    doc = {"meta": meta, "events": [[e.version, e.command_id, e.data] for e in events]}
+def read_commands(client: redis.Redis, layout: Layout, game_id: str) -> list[StoredCommand]:
+    """The game's command log (accepted and rejected commands, in order), hot or from its archive."""
+    shard = layout.shard_of(game_id)
+    if client.hget(layout.meta(shard, game_id), "status") == b"archived":
+        blob = client.get(layout.archive(shard, game_id))
+        return read_archive_commands(blob) if blob is not None else []
+    return [command_from_entry(eid, f) for eid, f in client.xrange(layout.commands(shard, game_id))]
+
+
+def command_of_event(client: redis.Redis, layout: Layout, game_id: str, version: int) -> StoredCommand | None:
+    """The command whose events include the one at ``version`` (hot path only; None if not logged).
+
+    The log's entry ids are ``<version after>-<n>``, and an accepted command comes first at its version, so
+    the first entry at or after ``<version>-0`` is the command that wrote event ``version``.
+    """
+    shard = layout.shard_of(game_id)
+    got = client.xrange(layout.commands(shard, game_id), min=f"{version}-0", max="+", count=1)
+    if not got:
+        return None
+    cmd = command_from_entry(*got[0])
+    first = cmd.outcome.get("first_version")
+    return cmd if cmd.accepted and first is not None and first <= version <= cmd.version else None
+
+
+def make_archive(
+    meta: dict[str, str], events: list[StoredEvent], commands: list[StoredCommand] | None = None
+) -> bytes:
+    """The archive blob of a game: zlib-compressed JSON of its metadata, every event and its command log."""
+    doc = {
+        "meta": meta,
+        "events": [[e.version, e.command_id, e.data, e.at] for e in events],
+        "commands": [c.to_record() for c in commands or ()],
+    }
     return zlib.compress(orjson.dumps(doc), 6)
 
 
 def read_archive(blob: bytes) -> tuple[dict[str, str], list[StoredEvent]]:
-    """Metadata and events of an archive blob."""
+    """Metadata and events of an archive blob (older blobs have no commit times: ``at`` 0)."""
     doc = orjson.loads(zlib.decompress(blob))
-    return doc["meta"], [StoredEvent(v, data, cid) for v, cid, data in doc["events"]]
+    rows = doc["events"]
+    return doc["meta"], [StoredEvent(row[0], row[2], row[1], row[3] if len(row) > 3 else 0) for row in rows]
+
+
+def read_archive_commands(blob: bytes) -> list[StoredCommand]:
+    """The command log kept in an archive blob (empty for blobs made before commands were logged)."""
+    doc = orjson.loads(zlib.decompress(blob))
+    return [StoredCommand.from_record(rec) for rec in doc.get("commands", ())]
 
 
 def load_many(client: redis.Redis, layout: Layout, games: list[tuple[int, str]]) -> dict[str, RawGame | None]:

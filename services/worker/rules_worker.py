@@ -52,7 +52,7 @@ from services.bus.streams import GroupReader
 from services.log import get_logger
 from services.rules.decider import Decider
 from services.rules.registry import get_decider
-from services.store.eventstore import RawGame, load_many, make_archive, read_events, read_meta
+from services.store.eventstore import RawGame, load_many, make_archive, read_commands, read_events, read_meta
 from services.store.scripts import Scripts
 
 Entry = tuple[int, bytes, dict[bytes, bytes] | None]
@@ -640,6 +640,7 @@ class RulesWorker:
             self.cfg.reply_ttl_ms,
             self.cfg.outcome_ttl_ms,
             self.cfg.feed_maxlen,
+            *self._log_args(entry),
             len(meta),
         ]
         for k, v in meta.items():
@@ -661,7 +662,31 @@ class RulesWorker:
             lay.games(shard),
             lay.ended(shard),
             lay.dead(shard),
+            lay.commands(shard, gid),
         ]
+
+    def _log_args(self, entry: Entry) -> list[Any]:
+        """Kind, seat and command JSON of an entry for the game's command log (never its token).
+
+        The command is logged as it was sent (verification re-parses it the way the worker does); one larger
+        than the payload limit is replaced by a note of its size.
+        """
+        fields = entry[2] or {}
+        if fields.get(b"kind") == b"create":
+            create: dict[str, Any] = {"name": fields.get(b"name", b"").decode(errors="replace")}
+            for key in ("players", "settings"):
+                try:
+                    create[key] = orjson.loads(fields.get(key.encode(), b"null"))
+                except orjson.JSONDecodeError:
+                    create[key] = None
+            seed = fields.get(b"seed", b"")
+            create["seed"] = int(seed) if seed.lstrip(b"-").isdigit() else None
+            return ["create", "", orjson.dumps(create)]
+        payload = fields.get(b"payload", b"null")
+        if len(payload) > self.cfg.max_payload:
+            payload = orjson.dumps(f"<{len(payload)} bytes, over the limit: not kept>")
+        seat = fields.get(b"seat", b"")
+        return ["cmd", seat if seat.isdigit() else "", payload]
 
     def _reject(self, entry: Entry, cid: str, gid: str, code: str, message: str, game: GameEntry | None = None) -> Plan:
         shard = entry[0]
@@ -692,6 +717,7 @@ class RulesWorker:
             self.cfg.reply_ttl_ms,
             self.cfg.outcome_ttl_ms,
             self.cfg.feed_maxlen,
+            *self._log_args(entry),
             0,
         ]
         return Plan(entry, "reject", gid, cid, self._keys(shard, gid, cid), args, outcome)
@@ -743,6 +769,9 @@ class RulesWorker:
             self.cfg.reply_ttl_ms,
             self.cfg.outcome_ttl_ms,
             self.cfg.feed_maxlen,
+            "",  # a dead letter is no command of the game's log
+            "",
+            "",
             len(dead),
         ]
         for k, v in dead.items():
@@ -857,21 +886,24 @@ class RulesWorker:
                     self.r.zrem(self.layout.ended(shard), gid)
                     continue
                 events = read_events(self.r, self.layout, gid)
+                commands = read_commands(self.r, self.layout, gid)
                 lay = self.layout
                 res = self.r.evalsha(
                     self.scripts.archive,
-                    6,
+                    7,
                     lay.lease(shard),
                     lay.meta(shard, gid),
                     lay.events(shard, gid),
                     lay.snap(shard, gid),
                     lay.archive(shard, gid),
                     lay.ended(shard),
+                    lay.commands(shard, gid),
                     token,
-                    make_archive(meta, events),
+                    make_archive(meta, events, commands),
                     meta.get("version", "0"),
                     gid,
                     _now_ms(),
+                    commands[-1].log_id if commands else "",
                 )
                 if res[0] == b"OK":
                     done += 1
