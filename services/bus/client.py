@@ -11,14 +11,19 @@ Example::
 
 A command id is chosen by the client (a uuid4 hex unless given). Submitting the same command id again is
 safe: the worker answers a retried command with its first outcome and writes nothing.
+
+Bot seats: ``create_game(..., bots={1: "random", 3: "heuristic"})`` hands those seats to the bots process
+(``python -m services.bots``). Their tokens go, before the game is created, into the game's ``bots`` key inside
+the shard (see :meth:`ServiceClient.create_game`); the creator keeps the tokens of the other seats only.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +31,15 @@ import orjson
 import redis
 
 from services.bus.connection import connect
-from services.bus.envelope import MAX_PAYLOAD, CommandEnvelope, CreateEnvelope, Outcome, hash_token
+from services.bus.envelope import (
+    GAME_EXISTS,
+    MAX_PAYLOAD,
+    CommandEnvelope,
+    CreateEnvelope,
+    Outcome,
+    RejectionInfo,
+    hash_token,
+)
 from services.bus.keys import Layout
 from services.store import eventstore
 from services.store.eventstore import StoredEvent
@@ -50,6 +63,11 @@ class GameNotCreated(Exception):
         rej = outcome.rejection
         super().__init__(f"{rej.code}: {rej.message}" if rej else outcome.status)
         self.outcome = outcome
+
+
+BOT_KIND_RE = re.compile(r"^[a-z0-9_-]{1,32}$")
+BOT_SEATS_TTL_MS = 30 * 24 * 3600 * 1000
+"""Safety net: a game's bot seats (and their tokens) are dropped after this even if nobody cleans them up."""
 
 
 def new_id() -> str:
@@ -78,13 +96,28 @@ class ServiceClient:
         game_id: str | None = None,
         command_id: str | None = None,
         timeout: float | None = 10.0,
+        bots: Mapping[int, str] | None = None,
     ) -> NewGame:
         """Open a game; waits for the worker's answer unless ``timeout`` is None.
 
         The seat tokens are generated here; only their sha256 travels and is stored. The seed is drawn here
         when not given, so that it is recorded (the game's first event names it).
-        Raises :class:`GameNotCreated` on a rejection, TimeoutError when no answer comes in time.
+
+        ``bots`` maps seats to a bot kind (``"random"``, ``"heuristic"``, see services/bots/kinds.py): those
+        seats are played by the bots process. Their tokens are written to the game's ``bots`` key (SET NX,
+        so an existing game's bot seats are never replaced) *before* the creation is submitted, so the bots
+        process knows the game's bot seats from its very first event. Redis is the deployment's private
+        store (whoever can write to it can do anything anyway); the tokens sit there only until the game
+        ends, when the bots process deletes the key (and under a 30-day TTL as a safety net).
+        Raises ValueError on a bad ``bots`` map, :class:`GameNotCreated` on a rejection, TimeoutError when no
+        answer comes in time.
         """
+        bot_seats = dict(bots or {})
+        for seat, kind in bot_seats.items():
+            if not (isinstance(seat, int) and 0 <= seat < len(players)):
+                raise ValueError(f"bot seat {seat!r} is not a seat of this game (0..{len(players) - 1})")
+            if not (isinstance(kind, str) and BOT_KIND_RE.match(kind)):
+                raise ValueError(f"bot kind {kind!r} is not a valid name")
         tokens = [secrets.token_urlsafe(24) for _ in players]
         envelope = CreateEnvelope(
             command_id=command_id or new_id(),
@@ -95,13 +128,38 @@ class ServiceClient:
             seed=secrets.randbelow(2**31) if seed is None else seed,
             token_hashes=[hash_token(t) for t in tokens],
         )
-        self.r.xadd(self.layout.cmds(self.layout.shard_of(envelope.game_id)), envelope.to_fields())
+        shard = self.layout.shard_of(envelope.game_id)
+        if bot_seats:
+            self._hand_to_bots(envelope, shard, {seat: (kind, tokens[seat]) for seat, kind in bot_seats.items()})
+        self.r.xadd(self.layout.cmds(shard), envelope.to_fields())
         outcome = None
         if timeout is not None:
             outcome = self.wait(envelope.game_id, envelope.command_id, timeout)
             if not outcome.accepted:
+                if bot_seats:
+                    # The key is ours (SET NX succeeded above): a game that was never created has no bots.
+                    self.r.delete(self.layout.bots(shard, envelope.game_id))
                 raise GameNotCreated(outcome)
         return NewGame(envelope.game_id, tokens, envelope.seed, envelope.command_id, outcome)
+
+    def _hand_to_bots(self, envelope: CreateEnvelope, shard: int, seats: dict[int, tuple[str, str]]) -> None:
+        gid = envelope.game_id
+        doc = {
+            "created_ms": int(time.time() * 1000),
+            "seats": {str(seat): {"kind": kind, "token": token} for seat, (kind, token) in sorted(seats.items())},
+        }
+        if not self.r.set(self.layout.bots(shard, gid), orjson.dumps(doc), nx=True, px=BOT_SEATS_TTL_MS):
+            rej = RejectionInfo(code=GAME_EXISTS, message=f"game {gid} exists already (it has bot seats)")
+            cid = envelope.command_id
+            raise GameNotCreated(Outcome(command_id=cid, game_id=gid, shard=shard, status="rejected", rejection=rej))
+        self.r.sadd(self.layout.bot_games(shard), gid)
+
+    def bot_seats(self, game_id: str) -> dict[int, str]:
+        """The seats of a game played by the bots process, with their bot kind (empty once the game ended)."""
+        raw = self.r.get(self.layout.bots(self.layout.shard_of(game_id), game_id))
+        if raw is None:
+            return {}
+        return {int(seat): spec["kind"] for seat, spec in orjson.loads(raw)["seats"].items()}
 
     def game_info(self, game_id: str) -> dict[str, Any] | None:
         """The game's name, players, settings, seed, status, version and result (None: no such game)."""

@@ -21,6 +21,8 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:game:<gid>:archive       string   zlib(JSON) of meta + every event, once off the hot path
     throne:{s17}:out:<gid>:<cid>          string   the outcome of a command (duplicate check), with a TTL
     throne:{s17}:reply:<gid>:<cid>        list     the reply to the submitter (BLPOP), with a short TTL
+    throne:{s17}:botgames                 set      games with seats played by the bots process
+    throne:{s17}:game:<gid>:bots          string   JSON: the bot seats of a game (kind, seat token), until it ends
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass
 
 GROUP = "rules"
 """The consumer group of the rules workers on every command stream."""
+BOTS_GROUP = "bots"
+"""The consumer group of the bots processes on every shard's event feed."""
 
 DEFAULT_SHARDS = 16
 DEFAULT_PREFIX = "throne"
@@ -86,6 +90,10 @@ class Layout:
         """The shard's dead-letter stream."""
         return f"{self.tag(shard)}:dead"
 
+    def bot_games(self, shard: int) -> str:
+        """The shard's games that have bot seats (set of game ids)."""
+        return f"{self.tag(shard)}:botgames"
+
     def games(self, shard: int) -> str:
         """The shard's live games (zset by creation time)."""
         return f"{self.tag(shard)}:games"
@@ -110,6 +118,10 @@ class Layout:
     def commands(self, shard: int, game_id: str) -> str:
         """A game's command log: every accepted or rejected command, written with its events."""
         return f"{self.tag(shard)}:game:{game_id}:commands"
+
+    def bots(self, shard: int, game_id: str) -> str:
+        """A game's bot seats: JSON ``{"created_ms", "seats": {seat: {"kind", "token"}}}``."""
+        return f"{self.tag(shard)}:game:{game_id}:bots"
 
     def archive(self, shard: int, game_id: str) -> str:
         """A trimmed game's archive blob."""

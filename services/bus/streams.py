@@ -38,30 +38,38 @@ class GroupReader:
         self.poll_ms = max(1, poll_ms)
         self.cluster = is_cluster(client)
 
-    def read(self, streams: Mapping[str, str], count: int, block_ms: int = 0) -> list[tuple[bytes, StreamEntries]]:
+    def read(
+        self, streams: Mapping[str, str], count: int, block_ms: int = 0, *, noack: bool = False
+    ) -> list[tuple[bytes, StreamEntries]]:
         """Entries of ``streams`` (key -> last id, ``">"`` for new ones), at most ``count`` per stream.
 
         Blocks up to ``block_ms`` (0: not at all) while there is nothing. Returns ``[(key, entries), ...]``
-        for the streams that had entries, like redis-py's ``xreadgroup``. A missing group raises
-        ``redis.ResponseError`` (NOGROUP) in both modes.
+        for the streams that had entries, like redis-py's ``xreadgroup``. ``noack``: the entries are not kept
+        pending (for readers to whom an entry is only a hint). A missing group raises ``redis.ResponseError``
+        (NOGROUP) in both modes.
         """
         if not streams:
             return []
         if not self.cluster:
             res = self.r.xreadgroup(
-                self.group, self.consumer, dict(streams), count=count, block=block_ms if block_ms > 0 else None
+                self.group,
+                self.consumer,
+                dict(streams),
+                count=count,
+                block=block_ms if block_ms > 0 else None,
+                noack=noack,
             )
             return [(key, got) for key, got in (res or []) if got]
         deadline = time.monotonic() + block_ms / 1000
         pause = 0.001
         while True:
-            got = self._read_cluster(streams, count)
+            got = self._read_cluster(streams, count, noack)
             if got or time.monotonic() >= deadline:
                 return got
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 2, self.poll_ms / 1000)
 
-    def _read_cluster(self, streams: Mapping[str, str], count: int) -> list[tuple[bytes, StreamEntries]]:
+    def _read_cluster(self, streams: Mapping[str, str], count: int, noack: bool) -> list[tuple[bytes, StreamEntries]]:
         cluster: RedisCluster = self.r  # type: ignore[assignment]
         by_node: dict[str, tuple[Any, list[str]]] = {}
         for key in streams:
@@ -74,7 +82,7 @@ class GroupReader:
             # server COMMAND GETKEYS for every XREADGROUP it routes itself).
             pipe = cluster.get_redis_connection(node).pipeline(transaction=False)
             for key in keys:
-                pipe.xreadgroup(self.group, self.consumer, {key: streams[key]}, count=count)
+                pipe.xreadgroup(self.group, self.consumer, {key: streams[key]}, count=count, noack=noack)
             try:
                 results = pipe.execute(raise_on_error=False)
             except redis.ConnectionError:
