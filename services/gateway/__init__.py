@@ -1,0 +1,15 @@
+"""The HTTP + WebSocket gateway in front of the bus (FastAPI + uvicorn).
+
+Game-agnostic: it reaches a game only through the Decider found by the game's name in the registry, and the
+rules workers only through the shards' streams. Modules: ``app`` (the factory ``create_app``), ``routes``
+(HTTP), ``feed`` (WebSocket), ``auth`` (seat tokens), ``limits`` (body size, rate), ``errors`` (typed JSON
+errors), ``chat`` (the text menu), ``games`` (token check, cached positions, per-seat redaction), ``asyncbus``
+(submit and wait on the event loop), ``bench`` (figures for ``make bench``).
+
+Run it: ``REDIS_URL=redis://127.0.0.1:6379/0 python -m services.gateway --host 127.0.0.1 --port 8000`` next to
+``python -m services.worker``. The OpenAPI document is served at ``/openapi.json`` (and ``/docs``).
+"""
+
+from services.gateway.app import create_app
+
+__all__ = ["create_app"]

@@ -1,0 +1,78 @@
+"""``python -m services.gateway``: serve the HTTP + WebSocket gateway with uvicorn.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 python -m services.gateway --host 0.0.0.0 --port 8000
+
+The rules workers run as separate processes (``python -m services.worker``) on the same Redis, prefix and shard
+count. Without REDIS_URL the gateway serves the embedded in-process fakeredis, which no worker process can
+reach: it then runs a rules worker in its own process (``--worker`` does so on a real Redis too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import threading
+from collections.abc import Sequence
+
+import uvicorn
+
+from services.bus.connection import connect, is_embedded
+from services.bus.keys import Layout
+from services.gateway.app import create_app
+from services.gateway.limits import Limits
+from services.log import configure, get_logger
+from services.worker.rules_worker import RulesWorker
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments and serve until SIGTERM/SIGINT."""
+    d = Limits()
+    p = argparse.ArgumentParser(prog="python -m services.gateway", description=__doc__.splitlines()[0])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"), help="default: env REDIS_URL")
+    p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
+    p.add_argument("--shard-count", type=int, default=None, help="total shards (default: env THRONE_SHARDS)")
+    p.add_argument("--plugin", action="append", default=[], help="module to import (registers games)")
+    p.add_argument("--worker", action="store_true", help="also run a rules worker over every shard in-process")
+    p.add_argument("--rate", type=float, default=d.rate, help="requests/s per token or client address")
+    p.add_argument("--burst", type=int, default=d.burst)
+    p.add_argument("--max-body", type=int, default=d.max_body, help="largest request body in bytes")
+    p.add_argument("--command-timeout", type=float, default=d.command_timeout, help="seconds to await an outcome")
+    p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    args = p.parse_args(argv)
+
+    configure(args.log_level)
+    for module in args.plugin:
+        importlib.import_module(module)
+    env_layout = Layout.from_env()
+    layout = Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
+    client = connect(args.redis_url)
+    limits = Limits(max_body=args.max_body, rate=args.rate, burst=args.burst, command_timeout=args.command_timeout)
+    stop = threading.Event()
+    thread = None
+    if args.worker or is_embedded(client):
+        worker = RulesWorker(connect(args.redis_url), range(layout.shards), layout=layout)
+        thread = threading.Thread(target=worker.run, args=(stop,), name="rules-worker", daemon=True)
+        thread.start()
+    app = create_app(client, layout, limits=limits)
+    get_logger("gateway").info(
+        "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
+        embedded=is_embedded(client), worker=thread is not None,
+    )  # fmt: skip
+    try:
+        uvicorn.run(
+            app, host=args.host, port=args.port, log_level="warning", access_log=False,
+            ws_max_size=limits.ws_max_message,
+        )  # fmt: skip
+    finally:
+        stop.set()
+        if thread is not None:
+            thread.join(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

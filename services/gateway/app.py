@@ -1,0 +1,94 @@
+"""The app factory: ``create_app(client, layout)`` builds the FastAPI application of one gateway process."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio.to_thread
+import redis
+from fastapi import FastAPI
+
+from services.bus.client import ServiceClient
+from services.bus.keys import Layout
+from services.gateway.asyncbus import AsyncBus, async_twin
+from services.gateway.errors import install_handlers
+from services.gateway.feed import router as feed_router
+from services.gateway.games import Directory
+from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
+from services.gateway.routes import router
+from services.gateway.service import Gateway
+
+DESCRIPTION = """
+HTTP and WebSocket gateway of **throne**, an event-sourced referee of board games.
+
+* `POST /games` opens a game and returns one secret token per seat. Send it as `Authorization: Bearer <token>`:
+  a token acts and sees for its own seat only.
+* `POST /games/{id}/commands` sends a command and returns its outcome (the events it caused, as the seat may
+  see them) or a typed rejection.
+* `GET /games/{id}/seats/{seat}/view`: the seat's view and legal commands;
+  `WS /games/{id}/seats/{seat}/feed?after=N`: its events after version N, then live (resumable).
+* `POST /games/{id}/chat`: one line of text in, the board as text and a numbered menu of moves out.
+* Scoreboard, leaderboard, replay, audit, verification, SVG board; JSON Schemas under `/schemas`.
+
+Every error is `{"error": {"code": "...", "message": "..."}}`.
+"""
+
+
+def _read_models(client: redis.Redis, layout: Layout) -> Any:
+    try:
+        from projections.api import ReadModels
+    except ImportError:
+        return None
+    return ReadModels(client, layout)
+
+
+def create_app(
+    client: redis.Redis,
+    layout: Layout | None = None,
+    *,
+    async_client: Any = None,
+    limits: Limits | None = None,
+    read_models: Any = None,
+    cache_size: int = 1000,
+    threads: int = 64,
+) -> FastAPI:
+    """The gateway application over ``client`` (synchronous Redis) and ``layout``.
+
+    ``async_client``: the asyncio Redis client for commands and feeds (default: one on the same server as
+    ``client``). ``read_models``: the projections' query API (default: ``projections.api.ReadModels``).
+    ``threads``: size of the thread pool for blocking work (Redis reads, folding, read models).
+    """
+    layout = layout or Layout.from_env()
+    limits = limits or Limits()
+    aclient = async_client if async_client is not None else async_twin(client)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+        yield
+        with contextlib.suppress(Exception):
+            await aclient.aclose()
+
+    app = FastAPI(title="throne gateway", version="1", description=DESCRIPTION, lifespan=lifespan)
+    app.state.gateway = Gateway(
+        client=client,
+        layout=layout,
+        directory=Directory(client, layout, cache_size=cache_size),
+        bus=AsyncBus(aclient, layout),
+        service=ServiceClient(client, layout, max_payload=limits.max_body),
+        limits=limits,
+        read_models=read_models if read_models is not None else _read_models(client, layout),
+    )
+    install_handlers(app)
+    app.include_router(router)
+    app.include_router(feed_router)
+    # Added last = outermost: the rate check runs first, then the body bound, then routing.
+    app.add_middleware(BodySizeLimit, max_body=limits.max_body)  # type: ignore[arg-type]
+    app.add_middleware(
+        RateLimit,  # type: ignore[arg-type]
+        buckets=TokenBuckets(limits.rate, limits.burst, limits.max_keys),
+        exempt=("/health",),
+    )
+    return app

@@ -1,0 +1,277 @@
+"""What the gateway knows of a game: who may act for which seat, and its current position.
+
+Game-agnostic: a game is its name in the registry and the :class:`~services.rules.decider.Decider` found there.
+
+* :class:`GameInfo` holds what never changes after creation (name, decider, players, the sha256 of each seat's
+  token), cached per game: checking a token costs a hash and a compare, no Redis round trip.
+* :class:`Directory` also keeps the latest folded state of recently used games (LRU) and brings one up to date
+  with the events after its cached version (one pipelined round trip when nothing happened). A game whose
+  events were moved to its archive is folded from the archive.
+* Seat filtering of events goes through the decider's optional ``redact(event, seat, state)``; a decider
+  without it has no secrets in its events (see :func:`seat_event`).
+* Labels of legal commands come from the decider's optional ``label(command)``, else a generic one built from
+  the command's JSON (:func:`label_of`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import redis
+
+from events.base import Command, Event
+from services.bus.envelope import hash_token
+from services.bus.keys import Layout
+from services.rules.decider import Decider
+from services.rules.registry import get_decider
+from services.store import eventstore
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """The parts of a game that never change once it is created."""
+
+    game_id: str
+    name: str
+    decider: Decider
+    players: tuple[str, ...]
+    token_hashes: tuple[str, ...]
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat whose secret ``token`` this is, or None (constant-time compare of the sha256)."""
+        digest = hash_token(token)
+        found = None
+        for seat, stored in enumerate(self.token_hashes):
+            if hmac.compare_digest(digest, stored):
+                found = seat
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A game's state at ``version`` with its status (``active``, ``over`` or ``archived``).
+
+    ``recent`` holds the last few events as ``(version, event, state after it)``, oldest first: enough to
+    render them for a seat (redaction may depend on the state) without folding the game again.
+    """
+
+    info: GameInfo
+    state: Any
+    version: int
+    status: str
+    recent: tuple[tuple[int, Event, Any], ...] = ()
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended."""
+        return self.info.decider.is_over(self.state)
+
+
+History = list[tuple[int, Event, Any]]
+"""Events as ``(version, event, state after it)``."""
+
+
+class NoSuchGame(LookupError):
+    """No game with that id, or one whose game name no decider is registered under."""
+
+
+class Directory:
+    """Game infos and latest positions, cached; thread-safe (the gateway calls it from a thread pool)."""
+
+    def __init__(self, client: redis.Redis, layout: Layout, cache_size: int = 1000, recent: int = 32) -> None:
+        self.r = client
+        self.layout = layout
+        self.cache_size = cache_size
+        self.recent = recent
+        self._infos: OrderedDict[str, GameInfo] = OrderedDict()
+        self._positions: OrderedDict[str, Position] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # --- infos ----------------------------------------------------------------------------------------
+    def cached_info(self, game_id: str) -> GameInfo | None:
+        """The info of a game if cached (no IO: usable on the event loop)."""
+        with self._lock:
+            return self._infos.get(game_id)
+
+    def info(self, game_id: str) -> GameInfo:
+        """The info of a game (raises :class:`NoSuchGame`)."""
+        known = self.cached_info(game_id)
+        if known is not None:
+            return known
+        meta = eventstore.read_meta(self.r, self.layout, game_id)
+        if meta is None:
+            raise NoSuchGame(game_id)
+        return self._remember(self._info_from_meta(game_id, meta))
+
+    def _info_from_meta(self, game_id: str, meta: dict[str, str]) -> GameInfo:
+        try:
+            decider = get_decider(meta.get("name", ""))
+        except KeyError:
+            raise NoSuchGame(game_id) from None
+        return GameInfo(
+            game_id=game_id,
+            name=meta.get("name", ""),
+            decider=decider,
+            players=tuple(orjson.loads(meta.get("players", "[]"))),
+            token_hashes=tuple(orjson.loads(meta.get("tokens", "[]"))),
+        )
+
+    def _remember(self, info: GameInfo) -> GameInfo:
+        with self._lock:
+            self._infos[info.game_id] = info
+            self._infos.move_to_end(info.game_id)
+            while len(self._infos) > self.cache_size:
+                self._infos.popitem(last=False)
+        return info
+
+    # --- positions ------------------------------------------------------------------------------------
+    def position(self, game_id: str) -> Position:
+        """The game's latest position (raises :class:`NoSuchGame`)."""
+        with self._lock:
+            cached = self._positions.get(game_id)
+        pos = self._refresh(cached) if cached is not None else self._load(game_id)
+        return self._keep(pos)
+
+    def history(self, game_id: str, after: int) -> tuple[Position, History]:
+        """The latest position and every event after version ``after`` with the state after each.
+
+        Served from the recent events of the cached position when they reach back far enough, else by
+        folding the whole game again (a feed resumed from long ago).
+        """
+        pos = self.position(game_id)
+        if after >= pos.version:
+            return pos, []
+        first = pos.recent[0][0] if pos.recent else pos.version + 1
+        if first <= after + 1:
+            return pos, [item for item in pos.recent if item[0] > after]
+        full = self._fold_all(pos.info, pos.status, keep_all=True)
+        self._keep(Position(full.info, full.state, full.version, full.status, full.recent[-self.recent :]))
+        return full, [item for item in full.recent if item[0] > after]
+
+    def _keep(self, pos: Position) -> Position:
+        gid = pos.info.game_id
+        with self._lock:
+            current = self._positions.get(gid)
+            # Two threads may refresh at once; keep whichever got further.
+            if current is None or current.version <= pos.version:
+                self._positions[gid] = pos
+            self._positions.move_to_end(gid)
+            while len(self._positions) > self.cache_size:
+                self._positions.popitem(last=False)
+        return pos
+
+    def _load(self, game_id: str) -> Position:
+        raw = eventstore.load_raw(self.r, self.layout, self.layout.shard_of(game_id), game_id)
+        if raw is None:
+            raise NoSuchGame(game_id)
+        info = self.cached_info(game_id) or self._remember(self._info_from_meta(game_id, raw.meta))
+        decider = info.decider
+        status = raw.meta.get("status", "active")
+        stored = int(raw.meta.get("version", "0"))
+        if status == "archived" or (raw.snapshot is None and raw.tail and raw.tail[0][0] != 1):
+            return self._fold_all(info, status)
+        state = decider.restore(raw.snapshot) if raw.snapshot is not None else decider.initial_state()
+        version = raw.snapshot_version
+        recent: History = []
+        for v, data in raw.tail:
+            event = decider.parse_event(data)
+            state = decider.evolve(state, event)
+            version = v
+            recent.append((v, event, state))
+        if version < stored:  # archived between our two reads
+            return self._fold_all(info, "archived")
+        return Position(info, state, version, status, tuple(recent[-self.recent :]))
+
+    def _fold_all(self, info: GameInfo, status: str, keep_all: bool = False) -> Position:
+        decider = info.decider
+        state = decider.initial_state()
+        version = 0
+        recent: History = []
+        for stored in eventstore.read_events(self.r, self.layout, info.game_id):
+            event = decider.parse_event(stored.data)
+            state = decider.evolve(state, event)
+            version = stored.version
+            recent.append((version, event, state))
+        return Position(info, state, version, status, tuple(recent if keep_all else recent[-self.recent :]))
+
+    def _refresh(self, pos: Position) -> Position:
+        gid = pos.info.game_id
+        shard = self.layout.shard_of(gid)
+        if pos.status == "archived":
+            return pos  # nothing changes once archived
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hmget(self.layout.meta(shard, gid), "version", "status")
+        pipe.xrange(self.layout.events(shard, gid), min=eventstore.event_id(pos.version + 1), max="+")
+        (raw_version, raw_status), entries = pipe.execute()
+        if raw_version is None:
+            raise NoSuchGame(gid)
+        stored, status = int(raw_version), raw_status.decode() if raw_status else "active"
+        if not entries and stored == pos.version:
+            return pos if status == pos.status else Position(pos.info, pos.state, pos.version, status, pos.recent)
+        decider = pos.info.decider
+        state, version = pos.state, pos.version
+        recent = list(pos.recent)
+        for eid, fields in entries:
+            v = eventstore.version_of(eid)
+            if v != version + 1:  # a gap can only mean the stream was trimmed meanwhile: start over
+                return self._load(gid)
+            event = decider.parse_event(fields[b"e"])
+            state = decider.evolve(state, event)
+            version = v
+            recent.append((v, event, state))
+        if version < stored and status == "archived":
+            return self._load(gid)  # fewer events than the meta said before them: the stream went to the archive
+        # Events committed after HMGET ran are simply picked up next time.
+        return Position(pos.info, state, version, status, tuple(recent[-self.recent :]))
+
+
+# --- per-seat rendering -------------------------------------------------------------------------------------
+def seat_event(decider: Decider, event: Event, seat: int | None, state: Any) -> dict[str, Any] | None:
+    """``event`` as ``seat`` (None: a spectator) may see it, given ``state`` (the game as far as it is known).
+
+    A decider whose events carry secrets implements ``redact(event, seat, state)``: it returns the event
+    (possibly with secret fields masked), or None to withhold it entirely. A decider without ``redact`` has no
+    secret events.
+    """
+    redact = getattr(decider, "redact", None)
+    if redact is None:
+        return event.to_dict()
+    shown = redact(event, seat, state)
+    if shown is None:
+        return None
+    return shown if isinstance(shown, dict) else shown.to_dict()
+
+
+def label_of(decider: Decider, command: Command, state: Any = None) -> str:
+    """A readable one-line label of a command: the decider's ``label(command, state)`` if it has one, else a
+    generic ``Type field=value ...`` built from the command's JSON."""
+    label = getattr(decider, "label", None)
+    if label is not None:
+        return str(label(command, state))
+    data = command.to_dict()
+    data.pop("seat", None)
+    kind = str(data.pop("type", type(command).__name__))
+    args = " ".join(f"{k}={_plain(v)}" for k, v in data.items() if v is not None)
+    return f"{kind} {args}".strip()
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ",".join(_plain(v) for v in value)
+    return str(value)
+
+
+def describe(decider: Decider, event: Event, players: Sequence[str]) -> str:
+    """An event in plain words (with player names when the decider accepts them)."""
+    try:
+        return decider.describe(event, players)  # type: ignore[call-arg]
+    except TypeError:
+        return decider.describe(event)

@@ -1,0 +1,176 @@
+"""Bounds on what one client may send: request body size and request rate.
+
+Both are plain ASGI middlewares, so they run before routing and JSON parsing: an oversized body is refused
+after at most ``max_body`` bytes were read (whatever its Content-Length claims), and a client over its rate
+costs a dictionary lookup. Refusals use the gateway's typed error shape.
+
+Rate limiting is a token bucket per client key, in process memory (one gateway process = one set of buckets;
+several gateway processes each allow the rate, which is an accepted approximation). The key is the sha256 of
+the bearer token when there is one (a seat is limited wherever it connects from), else the client address.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from services.gateway.errors import PAYLOAD_TOO_LARGE, RATE_LIMITED, error_body
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The gateway's bounds. The defaults suit a public deployment; tests and the bench change them."""
+
+    max_body: int = 64 * 1024
+    """Largest request body accepted, in bytes (413 ``payload_too_large`` beyond)."""
+    rate: float = 20.0
+    """Sustained requests per second per client key."""
+    burst: int = 40
+    """Requests a client key may make at once before the rate applies."""
+    max_keys: int = 100_000
+    """Buckets kept (least recently used ones are dropped; a dropped bucket starts full again)."""
+    ws_max_message: int = 64 * 1024
+    """Largest WebSocket message accepted from a client."""
+    command_timeout: float = 10.0
+    """How long a command waits for its outcome before ``outcome_timeout`` (the command may still be decided)."""
+
+
+async def _send_error(send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]]) -> None:
+    body = orjson.dumps(error_body(code, message))
+    head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodySizeLimit:
+    """Refuse request bodies larger than ``max_body`` bytes with 413 before the app sees them.
+
+    The body is read (up to the limit) and replayed to the app: a lying or absent Content-Length (chunked
+    uploads) cannot get more than ``max_body`` bytes past this point.
+    """
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_body
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = limit + 1
+                if declared > limit:
+                    await _send_error(send, 413, PAYLOAD_TOO_LARGE, f"request body over {limit} bytes", [])
+                    return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await _send_error(send, 413, PAYLOAD_TOO_LARGE, f"request body over {limit} bytes", [])
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: wait for the disconnect like the server would
+
+        await self.app(scope, replay, send)
+
+
+class TokenBuckets:
+    """Token buckets by key: ``rate`` tokens per second, at most ``burst`` stored. Thread-safe."""
+
+    def __init__(self, rate: float, burst: int, max_keys: int = 100_000, clock: Callable[[], float] = time.monotonic):
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self.clock = clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """Take one token for ``key``: 0.0 if granted, else the seconds until one is available."""
+        now = self.clock()
+        with self._lock:
+            tokens, stamp = self._buckets.pop(key, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - stamp) * self.rate)
+            wait = 0.0
+            if tokens >= 1.0:
+                tokens -= 1.0
+            else:
+                wait = (1.0 - tokens) / self.rate if self.rate > 0 else math.inf
+            self._buckets[key] = (tokens, now)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+            return wait
+
+
+def client_key(scope: Scope) -> str:
+    """The rate-limit key of a request: its bearer token's hash, else its client address."""
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization" and value[:7].lower() == b"bearer ":
+            return "t:" + hashlib.sha256(value[7:].strip()).hexdigest()
+    query = scope.get("query_string", b"")
+    if b"token=" in query:
+        for part in query.split(b"&"):
+            if part.startswith(b"token="):
+                return "t:" + hashlib.sha256(part[6:]).hexdigest()
+    client = scope.get("client")
+    return "a:" + (client[0] if client else "unknown")
+
+
+class RateLimit:
+    """Refuse requests (and WebSocket connections) over a client key's rate: 429 ``rate_limited``."""
+
+    def __init__(self, app: ASGIApp, buckets: TokenBuckets, exempt: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.buckets = buckets
+        self.exempt = exempt
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI entry point."""
+        if scope["type"] not in ("http", "websocket") or scope.get("path", "") in self.exempt:
+            await self.app(scope, receive, send)
+            return
+        wait = self.buckets.take(client_key(scope))
+        if wait <= 0.0:
+            await self.app(scope, receive, send)
+            return
+        retry = str(max(1, math.ceil(wait)) if math.isfinite(wait) else 3600)
+        if scope["type"] == "websocket":
+            # Closing before accepting makes the server answer the handshake with 403.
+            await send({"type": "websocket.close", "code": 1008, "reason": RATE_LIMITED})
+            return
+        await _send_error(send, 429, RATE_LIMITED, "too many requests; retry later", [(b"retry-after", retry.encode())])

@@ -1,0 +1,383 @@
+"""The HTTP routes of the gateway (the WebSocket feed is in :mod:`services.gateway.feed`).
+
+Who may see what:
+
+* anyone: a game's summary, the spectator view and events, the scoreboard, the leaderboard, replays and boards
+  as a spectator, the JSON Schemas;
+* a seat's token: that seat's view, legal commands, events, replay and board (with its own secrets), and its
+  commands and chat; another seat's are refused (403 ``forbidden_seat``);
+* once a game is over everything is public: any seat's replay and board, the audit and the verification.
+  While it runs, audit and verification are refused (403 ``game_running``): both show every recorded event
+  and command in full, sealed votes included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import PlainTextResponse
+from starlette.concurrency import run_in_threadpool
+
+from services.bus.client import GameNotCreated
+from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
+from services.gateway import chat as chat_mod
+from services.gateway import errors as E
+from services.gateway.auth import bearer_token, seat_of
+from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
+from services.gateway.games import Position, describe, label_of
+from services.gateway.models import (
+    ChatReply,
+    ChatRequest,
+    CommandRequest,
+    CommandResult,
+    CreatedGame,
+    CreateGameRequest,
+    GameSummary,
+    Seat,
+    SeatEvents,
+    SeatView,
+)
+from services.gateway.service import Gateway, rejection_error
+from services.rules.registry import game_names
+
+router = APIRouter()
+
+GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
+SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
+_ERR = {"model": ErrorResponse}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {**_ERR, "description": text}
+    for code, text in {
+        400: "not_json / bad_request",
+        401: "unauthorized: no token, or not a seat token of this game",
+        403: "forbidden_seat: the token of another seat; game_running",
+        404: "unknown_game / not_found",
+        409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, ambiguous_choice",
+        413: "payload_too_large",
+        422: "validation_error / bad_command",
+        429: "rate_limited",
+        504: "outcome_timeout",
+    }.items()
+}
+
+
+def _gw(request: Request) -> Gateway:
+    return request.app.state.gateway
+
+
+def _token(request: Request) -> str | None:
+    return bearer_token(request.headers)
+
+
+# --- games and commands -----------------------------------------------------------------------------------
+@router.post("/games", status_code=201, response_model=CreatedGame, responses=ERRORS, tags=["games"])
+def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
+    """Open a game and get one secret token per seat (shown only here; keep them)."""
+    gw = _gw(request)
+    if body.game not in game_names():
+        raise ApiError(422, "unknown_game_name", f"no game called {body.game!r}; known: {', '.join(game_names())}")
+    try:
+        new = gw.service.create_game(
+            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout
+        )
+    except GameNotCreated as exc:
+        raise rejection_error(exc.outcome) from None
+    except TimeoutError:
+        raise ApiError(504, E.OUTCOME_TIMEOUT, "the game was not created in time") from None
+    except ValueError as exc:  # settings over the payload bound
+        raise ApiError(413, E.PAYLOAD_TOO_LARGE, str(exc)) from None
+    seats = [Seat(seat=i, player=p, token=t) for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))]
+    version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
+    gw.log.info("gateway.game_created", game=new.game_id, name=body.game, players=len(body.players), version=version)
+    return CreatedGame(
+        game_id=new.game_id, game=body.game, players=body.players, seed=new.seed, version=version, seats=seats
+    )
+
+
+@router.get("/games/{game_id}", response_model=GameSummary, responses=ERRORS, tags=["games"])
+def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
+    """What anyone may know of a game: players, status, version, who is awaited, the result once over."""
+    gw = _gw(request)
+    pos = gw.position(game_id)
+    decider = pos.info.decider
+    return GameSummary(
+        game_id=game_id,
+        game=pos.info.name,
+        players=list(pos.info.players),
+        status=pos.status,
+        version=pos.version,
+        over=pos.over,
+        awaiting=list(decider.awaited(pos.state)),
+        result=decider.result(pos.state),
+    )
+
+
+@router.post("/games/{game_id}/commands", response_model=CommandResult, responses=ERRORS, tags=["commands"])
+async def send_command(body: CommandRequest, request: Request, game_id: str = GameId) -> CommandResult:
+    """Send a command for the token's seat and get its outcome: the events it caused, or a typed rejection."""
+    gw = _gw(request)
+    info = await gw.info(game_id)
+    token = _token(request)
+    seat = seat_of(info, token)
+    assert token is not None
+    env = gw.envelope(info, seat, token, body.command, body.expected_version, body.command_id)
+    outcome = await gw.execute(env, fresh=body.command_id is None)
+    return await gw.result(outcome, seat)
+
+
+@router.get("/games/{game_id}/commands/{command_id}", response_model=CommandResult, responses=ERRORS, tags=["commands"])
+async def command_outcome(
+    request: Request, game_id: str = GameId, command_id: str = Path(pattern=COMMAND_ID_RE.pattern)
+) -> CommandResult:
+    """The outcome of a command sent earlier (e.g. after ``outcome_timeout``); 404 ``unknown_command`` if none yet."""
+    gw = _gw(request)
+    info = await gw.info(game_id)
+    seat = seat_of(info, _token(request))
+    outcome = await gw.bus.outcome(game_id, command_id)
+    if outcome is None:
+        raise ApiError(404, "unknown_command", f"no outcome for command {command_id!r} (yet)")
+    return await gw.result(outcome, seat)
+
+
+# --- views and events -------------------------------------------------------------------------------------
+@router.get("/games/{game_id}/seats/{seat}/view", response_model=SeatView, responses=ERRORS, tags=["views"])
+def seat_view(request: Request, game_id: str = GameId, seat: int = SeatNo) -> SeatView:
+    """The game as this seat sees it, and the commands it may send now (with labels). Needs the seat's token."""
+    gw = _gw(request)
+    seat_of(gw.info_sync(game_id), _token(request), seat)
+    return gw.seat_view(gw.position(game_id), seat)
+
+
+@router.get("/games/{game_id}/view", response_model=SeatView, responses=ERRORS, tags=["views"])
+def spectator_view(request: Request, game_id: str = GameId) -> SeatView:
+    """The game as a spectator sees it (no secrets, no commands)."""
+    gw = _gw(request)
+    return gw.seat_view(gw.position(game_id), None)
+
+
+@router.get("/games/{game_id}/seats/{seat}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
+def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = Query(0, ge=0)) -> SeatEvents:
+    """This seat's events after version ``after`` (the polling twin of the WebSocket feed). Needs its token."""
+    gw = _gw(request)
+    seat_of(gw.info_sync(game_id), _token(request), seat)
+    pos, items = gw.history(game_id, after)
+    return SeatEvents(
+        game_id=game_id, seat=seat, version=pos.version, over=pos.over, events=gw.seat_events(pos, items, seat)
+    )
+
+
+@router.get("/games/{game_id}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
+def spectator_events(request: Request, game_id: str = GameId, after: int = Query(0, ge=0)) -> SeatEvents:
+    """A spectator's events after version ``after``."""
+    gw = _gw(request)
+    pos, items = gw.history(game_id, after)
+    return SeatEvents(
+        game_id=game_id, seat=None, version=pos.version, over=pos.over, events=gw.seat_events(pos, items, None)
+    )
+
+
+# --- chat -------------------------------------------------------------------------------------------------
+@router.post("/games/{game_id}/chat", response_model=ChatReply, responses=ERRORS, tags=["chat"])
+async def chat(body: ChatRequest, request: Request, game_id: str = GameId) -> ChatReply:
+    """One line of text from a seat: the board as text, a numbered menu of legal moves; a number or phrase plays.
+
+    ``result`` is None when the line only looked; else the accepted move (``label``, ``version``, ``events``
+    in plain words).
+    """
+    gw = _gw(request)
+    info = await gw.info(game_id)
+    token = _token(request)
+    seat = seat_of(info, token)
+    assert token is not None
+    pos = await run_in_threadpool(gw.position, game_id)
+    decider = info.decider
+    commands = [] if pos.over else decider.legal_commands(pos.state, seat)
+    labels = [label_of(decider, c, pos.state) for c in commands]
+    if (
+        body.version is not None
+        and body.version != pos.version
+        and body.text.strip().lower() not in chat_mod.SHOW_WORDS
+    ):
+        board = await run_in_threadpool(_board_text, gw, pos, seat)
+        raise ApiError(
+            409, E.MENU_CHANGED, f"the game moved on to version {pos.version}; pick from the new menu",
+            version=pos.version, board=board, menu=chat_mod.menu(labels),
+        )  # fmt: skip
+    try:
+        index = chat_mod.pick(body.text, labels)
+    except chat_mod.ChatError as exc:
+        raise ApiError(
+            409 if exc.code == E.AMBIGUOUS else 422, exc.code, exc.message, candidates=exc.candidates
+        ) from None
+    result = None
+    if index is not None:
+        env = gw.envelope(info, seat, token, commands[index].to_dict(), pos.version, None)
+        outcome = await gw.execute(env, fresh=True)
+        done = await gw.result(outcome, seat)
+        result = {
+            "status": "accepted",
+            "label": labels[index],
+            "version": done.version,
+            "events": [_event_line(gw, info, e.event) for e in done.events],
+        }
+        pos = await run_in_threadpool(gw.position, game_id)
+        commands = [] if pos.over else decider.legal_commands(pos.state, seat)
+        labels = [label_of(decider, c, pos.state) for c in commands]
+    board = await run_in_threadpool(_board_text, gw, pos, seat)
+    return ChatReply(
+        game_id=game_id, seat=seat, version=pos.version, over=pos.over, board=board, menu=chat_mod.menu(labels),
+        result=result,
+    )  # fmt: skip
+
+
+def _event_line(gw: Gateway, info: Any, data: dict[str, Any] | None) -> str:
+    if data is None:
+        return "(hidden)"
+    if data.get("redacted"):
+        return str(data.get("summary") or data.get("type", "event"))
+    return describe(info.decider, info.decider.parse_event(data), info.players)
+
+
+def _board_text(gw: Gateway, pos: Position, seat: int | None) -> str:
+    """The board as text for ``seat``: the game's own text rendering, else the read model's."""
+    render = getattr(pos.info.decider, "render_text", None)
+    if render is not None:
+        return str(render(pos.state, seat))
+    return str(_read(gw, "board_text", pos.info.game_id, pos.version, seat))
+
+
+# --- read models ------------------------------------------------------------------------------------------
+def _read(gw: Gateway, method: str, *args: Any) -> Any:
+    """Call a read-model query; its typed errors become typed HTTP errors."""
+    models = gw.read_models
+    if models is None:
+        raise ApiError(501, "not_available", "the read models are not installed in this gateway")
+    from projections.api import ReadModelError
+
+    try:
+        return getattr(models, method)(*args)
+    except ReadModelError as exc:
+        raise ApiError(404 if exc.code == E.UNKNOWN_GAME else 400, exc.code, exc.message) from None
+    except NotImplementedError:
+        raise ApiError(501, "not_implemented", f"the read model {method!r} is not available yet") from None
+
+
+def _may_see_seat(gw: Gateway, request: Request, game_id: str, seat: int | None) -> None:
+    """A seat's own picture needs its token while the game runs; after the end everything is public."""
+    if seat is None:
+        return
+    pos = gw.position(game_id)
+    if not pos.over:
+        seat_of(pos.info, _token(request), seat)
+
+
+def _finished(gw: Gateway, game_id: str, what: str) -> None:
+    if not gw.position(game_id).over:
+        raise ApiError(403, E.GAME_RUNNING, f"the {what} of a game is public once it is over; this one still runs")
+
+
+@router.get("/games/{game_id}/scoreboard", responses=ERRORS, tags=["read models"])
+def scoreboard(request: Request, game_id: str = GameId) -> JsonResponse:
+    """The live scoreboard (public)."""
+    return JsonResponse(_read(_gw(request), "scoreboard", game_id))
+
+
+@router.get("/leaderboard", responses=ERRORS, tags=["read models"])
+def leaderboard(request: Request, limit: int = Query(20, ge=1, le=500)) -> JsonResponse:
+    """Players across finished games, best first (public)."""
+    return JsonResponse(_read(_gw(request), "leaderboard", limit))
+
+
+@router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"])
+def replay(
+    request: Request,
+    game_id: str = GameId,
+    version: int = Query(ge=0),
+    seat: int | None = Query(None, ge=0, lt=64),
+) -> JsonResponse:
+    """The board after event ``version`` and that event, as a spectator or (with its token) a seat sees them."""
+    gw = _gw(request)
+    _may_see_seat(gw, request, game_id, seat)
+    return JsonResponse(_read(gw, "replay", game_id, version, seat))
+
+
+@router.get("/games/{game_id}/audit", responses=ERRORS, tags=["read models"])
+def audit(request: Request, game_id: str = GameId, version: int | None = Query(None, ge=0)) -> JsonResponse:
+    """Why each event happened (command, sender, time, rulings); public once the game is over."""
+    gw = _gw(request)
+    _finished(gw, game_id, "audit")
+    return JsonResponse(_read(gw, "audit", game_id, version))
+
+
+@router.get("/games/{game_id}/verify", responses=ERRORS, tags=["read models"])
+def verify(request: Request, game_id: str = GameId) -> JsonResponse:
+    """Re-run the recorded commands through the current rules; public once the game is over."""
+    gw = _gw(request)
+    _finished(gw, game_id, "verification")
+    return JsonResponse(_read(gw, "verify", game_id))
+
+
+@router.get(
+    "/games/{game_id}/board.svg",
+    responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+    response_class=Response,
+    tags=["read models"],
+)
+def board_svg(
+    request: Request,
+    game_id: str = GameId,
+    version: int | None = Query(None, ge=0),
+    seat: int | None = Query(None, ge=0, lt=64),
+) -> Response:
+    """The board as SVG (latest, or after ``version``), for a spectator or (with its token) a seat."""
+    gw = _gw(request)
+    _may_see_seat(gw, request, game_id, seat)
+    return Response(_read(gw, "board_svg", game_id, version, seat), media_type="image/svg+xml")
+
+
+@router.get("/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=ERRORS, tags=["read models"])
+def board_text(
+    request: Request,
+    game_id: str = GameId,
+    version: int | None = Query(None, ge=0),
+    seat: int | None = Query(None, ge=0, lt=64),
+) -> PlainTextResponse:
+    """The board as text, for a spectator or (with its token) a seat."""
+    gw = _gw(request)
+    _may_see_seat(gw, request, game_id, seat)
+    return PlainTextResponse(_read(gw, "board_text", game_id, version, seat))
+
+
+# --- schemas and health -----------------------------------------------------------------------------------
+@router.get("/schemas", tags=["schemas"])
+def schemas() -> JsonResponse:
+    """The games whose command and event JSON Schemas can be downloaded."""
+    from events.schemas import ADAPTERS
+
+    games = sorted({name.split(".")[0] for name in ADAPTERS})
+    return JsonResponse(
+        {"games": [{"game": g, "commands": f"/schemas/commands/{g}", "events": f"/schemas/events/{g}"} for g in games]}
+    )
+
+
+@router.get("/schemas/{kind}/{game}", responses=ERRORS, tags=["schemas"])
+def schema(kind: str, game: str) -> JsonResponse:
+    """The JSON Schema (draft 2020-12) of a game's commands or events."""
+    from events.schemas import ADAPTERS, schema_of
+
+    name = f"{game}.{kind}"
+    if kind not in ("commands", "events") or name not in ADAPTERS:
+        raise ApiError(404, "unknown_schema", f"no schema {kind}/{game}")
+    return JsonResponse(schema_of(name), headers={"Content-Disposition": f'inline; filename="{name}.schema.json"'})
+
+
+@router.get("/health", tags=["health"])
+async def health(request: Request) -> JsonResponse:
+    """Whether this gateway reaches its Redis."""
+    gw = _gw(request)
+    try:
+        ok = bool(await gw.bus.r.ping())
+    except Exception as exc:  # report, do not raise: a health check answers
+        return JsonResponse(E.error_body(E.UNAVAILABLE, f"redis: {exc}"), status_code=503)
+    return JsonResponse({"ok": ok})

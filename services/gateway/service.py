@@ -1,0 +1,190 @@
+"""The gateway's core: what the HTTP routes, the WebSocket feed and the chat surface have in common.
+
+Blocking work (Redis reads through the synchronous client, folding events, read models) runs in the thread
+pool; submitting a command and waiting for its outcome runs on the event loop (:mod:`services.gateway.asyncbus`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from services.bus import envelope as env_mod
+from services.bus.client import ServiceClient, new_id
+from services.bus.envelope import CommandEnvelope, Outcome, summarize
+from services.bus.keys import Layout
+from services.gateway import errors as E
+from services.gateway.asyncbus import AsyncBus
+from services.gateway.errors import ApiError
+from services.gateway.games import Directory, GameInfo, History, NoSuchGame, Position, label_of, seat_event
+from services.gateway.limits import Limits
+from services.gateway.models import CommandResult, LegalCommand, SeatEvent, SeatView
+from services.log import get_logger
+
+# HTTP status of a rejection, by code; every other code (the game's own: not_your_turn, ...) is 409.
+_REJECTION_STATUS = {
+    env_mod.BAD_ENVELOPE: 400,
+    env_mod.NOT_JSON: 400,
+    env_mod.BAD_COMMAND: 422,
+    env_mod.WRONG_TOKEN: 401,
+    env_mod.UNKNOWN_GAME: 404,
+    env_mod.PAYLOAD_TOO_LARGE: 413,
+    env_mod.DEAD_LETTER: 503,
+}
+
+
+@dataclass
+class Gateway:
+    """Shared state of one gateway process."""
+
+    client: redis.Redis
+    layout: Layout
+    directory: Directory
+    bus: AsyncBus
+    service: ServiceClient
+    limits: Limits
+    read_models: Any
+
+    def __post_init__(self) -> None:
+        self.log = get_logger("gateway")
+
+    # --- games ----------------------------------------------------------------------------------------
+    async def info(self, game_id: str) -> GameInfo:
+        """A game's fixed info (cached; a miss reads Redis in the thread pool). 404 ``unknown_game``."""
+        known = self.directory.cached_info(game_id)
+        if known is not None:
+            return known
+        return await run_in_threadpool(self.info_sync, game_id)
+
+    def info_sync(self, game_id: str) -> GameInfo:
+        """:meth:`info` for the thread pool."""
+        try:
+            return self.directory.info(game_id)
+        except NoSuchGame:
+            raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
+
+    def position(self, game_id: str) -> Position:
+        """The game's latest position (blocking). 404 ``unknown_game``."""
+        try:
+            return self.directory.position(game_id)
+        except NoSuchGame:
+            raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
+
+    def history(self, game_id: str, after: int) -> tuple[Position, History]:
+        """The latest position and the events after ``after`` (blocking). 404 ``unknown_game``."""
+        try:
+            return self.directory.history(game_id, after)
+        except NoSuchGame:
+            raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
+
+    def seat_events(self, pos: Position, items: History, seat: int | None, upto: int | None = None) -> list[SeatEvent]:
+        """Events as ``seat`` may see them (each redacted with the state right after it)."""
+        decider = pos.info.decider
+        return [
+            SeatEvent(version=v, event=seat_event(decider, event, seat, state))
+            for v, event, state in items
+            if upto is None or v <= upto
+        ]
+
+    def seat_view(self, pos: Position, seat: int | None) -> SeatView:
+        """The view of ``seat`` (None: a spectator) and its legal commands with labels."""
+        decider = pos.info.decider
+        legal: list[LegalCommand] = []
+        if seat is not None and not pos.over:
+            for i, command in enumerate(decider.legal_commands(pos.state, seat)):
+                legal.append(
+                    LegalCommand(index=i, label=label_of(decider, command, pos.state), command=command.to_dict())
+                )
+        return SeatView(
+            game_id=pos.info.game_id,
+            seat=seat,
+            version=pos.version,
+            over=pos.over,
+            awaiting=list(decider.awaited(pos.state)),
+            view=decider.view(pos.state, seat),
+            legal=legal,
+            result=decider.result(pos.state),
+        )
+
+    # --- commands -------------------------------------------------------------------------------------
+    def envelope(
+        self,
+        info: GameInfo,
+        seat: int,
+        token: str,
+        command: dict[str, Any],
+        expected_version: int | None,
+        command_id: str | None,
+    ) -> CommandEnvelope:
+        """Check a seat's command against the game's command model and wrap it for the bus.
+
+        A command naming another seat is 403 ``forbidden_seat``; one the game can not parse is 422
+        ``bad_command``; neither reaches the bus.
+        """
+        named = command.get("seat")
+        if named is not None and named != seat:
+            raise ApiError(403, E.FORBIDDEN_SEAT, f"this token acts for seat {seat} only, not seat {named}")
+        payload = {**command, "seat": seat}
+        try:
+            info.decider.parse_command(payload)
+        except ValidationError as exc:
+            raise ApiError(422, E.BAD_COMMAND, summarize(exc)) from None
+        except (ValueError, TypeError) as exc:
+            raise ApiError(422, E.BAD_COMMAND, str(exc)[:300]) from None
+        return CommandEnvelope(
+            command_id=command_id or new_id(),
+            game_id=info.game_id,
+            seat=seat,
+            token=token,
+            expected_version=expected_version,
+            payload=payload,
+        )
+
+    async def execute(self, env: CommandEnvelope, fresh: bool) -> Outcome:
+        """Submit a command and await its outcome; 504 ``outcome_timeout`` (with the command id) if none comes."""
+        started = time.perf_counter()
+        await self.bus.submit(env)
+        outcome = await self.bus.wait(env.game_id, env.command_id, self.limits.command_timeout, fresh=fresh)
+        ms = round((time.perf_counter() - started) * 1000, 2)
+        shard = self.layout.shard_of(env.game_id)
+        if outcome is None:
+            self.log.warning("gateway.timeout", game=env.game_id, cid=env.command_id, shard=shard, ms=ms)
+            raise ApiError(
+                504,
+                E.OUTCOME_TIMEOUT,
+                "no outcome in time; send the same command_id again to learn it (it is decided at most once)",
+                command_id=env.command_id,
+            )
+        self.log.debug(
+            "gateway.command", game=env.game_id, cid=env.command_id, shard=shard, seat=env.seat,
+            status=outcome.status, version=outcome.version, ms=ms,
+        )  # fmt: skip
+        return outcome
+
+    async def result(self, outcome: Outcome, seat: int) -> CommandResult:
+        """An accepted outcome with its events as ``seat`` sees them; a refusal raised as a typed error."""
+        if not outcome.accepted:
+            raise rejection_error(outcome)
+        first = outcome.first_version or (outcome.version or 0) + 1
+        pos, items = await run_in_threadpool(self.history, outcome.game_id, first - 1)
+        return CommandResult(
+            command_id=outcome.command_id,
+            first_version=first,
+            version=outcome.version or 0,
+            over=outcome.over,
+            events=self.seat_events(pos, items, seat, upto=outcome.version),
+        )
+
+
+def rejection_error(outcome: Outcome) -> ApiError:
+    """The typed error of a refused (or dead-lettered) command."""
+    rej = outcome.rejection
+    code = rej.code if rej is not None else outcome.status
+    message = rej.message if rej is not None else "the command was not accepted"
+    status = _REJECTION_STATUS.get(code, 503 if outcome.status == "dead_letter" else 409)
+    return ApiError(status, code, message, command_id=outcome.command_id, version=outcome.version)

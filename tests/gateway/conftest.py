@@ -1,0 +1,102 @@
+"""Fixtures of the gateway suite: a real redis-server (started by the suite), a rules worker in a thread, and the
+gateway served by uvicorn on a free loopback port in a thread, reached with real HTTP and WebSocket clients.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+import redis
+import uvicorn
+
+from services.bus.keys import Layout
+from services.gateway.app import create_app
+from services.gateway.limits import Limits
+from services.worker.rules_worker import RulesWorker
+from tests.service.conftest import FAST, _quiet_logs, free_port, redis_url  # noqa: F401 - fixtures
+
+# High enough that only the rate-limit tests meet the limit.
+OPEN = Limits(rate=100_000, burst=100_000, command_timeout=10)
+
+
+@dataclass
+class Served:
+    """A gateway served on ``base_url`` in front of a rules worker, on one Redis key layout."""
+
+    base_url: str
+    ws_url: str
+    layout: Layout
+    redis: redis.Redis
+    server: uvicorn.Server
+    threads: list[threading.Thread] = field(default_factory=list)
+    stops: list[Callable[[], None]] = field(default_factory=list)
+
+    def http(self, token: str | None = None, **kw: Any) -> httpx.Client:
+        """An HTTP client on the gateway (with the seat token as bearer when given)."""
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=15, **kw)
+
+    def close(self) -> None:
+        """Stop the server and the worker."""
+        self.server.should_exit = True
+        for stop in self.stops:
+            stop()
+        for thread in self.threads:
+            thread.join(10)
+
+
+def serve(url: str, limits: Limits = OPEN, worker: bool = True, **app_kw: Any) -> Served:
+    """Start (in threads) a rules worker and a uvicorn-served gateway on a fresh key layout of ``url``."""
+    layout = Layout(prefix=f"g{uuid.uuid4().hex[:8]}", shards=4)
+    client = redis.Redis.from_url(url)
+    app = create_app(client, layout, limits=limits, **app_kw)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", access_log=False, ws_max_size=limits.ws_max_message
+    )
+    server = uvicorn.Server(config)
+    served = Served(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", layout, client, server)
+    if worker:
+        rules = RulesWorker(redis.Redis.from_url(url), range(layout.shards), layout=layout, config=FAST)
+        stop = threading.Event()
+        t = threading.Thread(target=rules.run, args=(stop,), daemon=True, name="rules-worker")
+        t.start()
+        served.threads.append(t)
+        served.stops.append(stop.set)
+    t = threading.Thread(target=server.run, daemon=True, name="gateway")
+    t.start()
+    served.threads.append(t)
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not t.is_alive():
+            served.close()
+            raise RuntimeError("the gateway did not start")
+        time.sleep(0.01)
+    return served
+
+
+@pytest.fixture(scope="module")
+def gateway(redis_url: str) -> Iterator[Served]:  # noqa: F811 - the imported fixture
+    """One gateway + rules worker for the whole test module (games are independent of each other)."""
+    served = serve(redis_url)
+    try:
+        yield served
+    finally:
+        served.close()
+
+
+def new_game(
+    served: Served, game: str = "shadow", players: tuple[str, ...] = ("Ann", "Bob", "Cid", "Dee"), seed: int = 7
+) -> dict[str, Any]:
+    """Create a game through HTTP; returns the response body (``game_id``, ``seats`` with tokens, ...)."""
+    with served.http() as http:
+        r = http.post("/games", json={"game": game, "players": list(players), "seed": seed})
+    assert r.status_code == 201, r.text
+    return r.json()
