@@ -10,9 +10,11 @@
 * ``{"error": {"code", "message"}}``, then a close with code 4400 (bad request), 4401 (unauthorized), 4403
   (another seat's feed) or 4404 (unknown game).
 
-Each event is redacted with the state right after it, so a resumed feed sends the very same message for a
-version as the live feed did. New events are noticed with a blocking XREAD on the game's event stream (one
-coroutine per connection, no thread); what to send is then read like any other event read (thread pool).
+While the game runs, each event is redacted with the state right after it, so a resumed feed sends the very
+same message for a version as the live feed did; once the game is over everything is public (a feed read
+after the end shows the sealed votes). New events are noticed with a blocking XREAD on the game's event
+stream (one coroutine per connection, no thread); what to send is then read like any other event read (thread
+pool).
 """
 
 from __future__ import annotations

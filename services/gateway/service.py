@@ -83,10 +83,16 @@ class Gateway:
             raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
 
     def seat_events(self, pos: Position, items: History, seat: int | None, upto: int | None = None) -> list[SeatEvent]:
-        """Events as ``seat`` may see them (each redacted with the state right after it)."""
+        """Events as ``seat`` may see them.
+
+        While the game runs each event is redacted with the state right after it, so the same version always
+        reads the same (a resumed feed repeats exactly what the live one sent); once the game is over, with the
+        final state: everything is public then.
+        """
         decider = pos.info.decider
+        over = pos.over
         return [
-            SeatEvent(version=v, event=seat_event(decider, event, seat, state))
+            SeatEvent(version=v, event=seat_event(decider, event, seat, pos.state if over else state))
             for v, event, state in items
             if upto is None or v <= upto
         ]
