@@ -75,6 +75,44 @@ class Decider(Protocol):
         """The final result (scores, winners) once the game is over, else None."""
         ...
 
+    # --- read models (projections, replays, audit, the gateway) ------------------------------------------
+    def redact(self, event: Event, seat: int | None, state: Any) -> dict[str, Any] | None:
+        """``event`` as ``seat`` (None: a spectator) may see it, JSON-ready, or None to withhold it.
+
+        ``state`` is the game as far as the reader's moment goes (at or after the event): a secret may be shown
+        once ``state`` has revealed it, and everything once the game is over.
+        """
+        ...
+
+    def replay_view(self, state: Any, seat: int | None, final: Any) -> dict[str, Any]:
+        """Like :meth:`view` of ``state``, for a replay made when the game has reached ``final``: once ``final``
+        is over every secret of the past is public, before that it is exactly ``view(state, seat)``."""
+        ...
+
+    def label(self, command: Command, state: Any = None) -> str:
+        """A short readable label of a legal command (for buttons and chat), in the context of ``state``."""
+        ...
+
+    def explain_event(self, event: Event, players: Sequence[str] = ()) -> str:
+        """Why the event happened, for a referee: the decision, its deciding inputs and the rulings cited."""
+        ...
+
+    def scoreboard(self, state: Any) -> dict[str, Any]:
+        """The public standing: ``{"seats": [{"score": int | None, ...}], ...}`` plus game-specific fields.
+
+        ``score`` is the number a leaderboard averages (None while hidden); other fields are the game's own.
+        """
+        ...
+
+    def render_text(self, state: Any, seat: int | None, final: Any = None) -> str:
+        """The board as plain text, as ``seat`` may see it (chat-bots, terminals); ``final`` as in
+        :meth:`replay_view` (None: ``state`` is the latest)."""
+        ...
+
+    def render_svg(self, state: Any, seat: int | None, final: Any = None) -> str:
+        """The board as a standalone SVG document, as ``seat`` may see it; ``final`` as in :meth:`render_text`."""
+        ...
+
 
 def fold(decider: Decider, events: Sequence[Event], state: Any = None) -> Any:
     """Rebuild a state by folding events from ``state`` (or the decider's initial state)."""

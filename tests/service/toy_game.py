@@ -140,5 +140,33 @@ class ToyDecider:
     def result(self, state: ToyState) -> dict[str, Any] | None:
         return None if state.winner is None else {"winner": state.winner, "total": state.total}
 
+    # Read models: toy21 has no secrets; its board is one number.
+    def redact(self, event: Event, seat: int | None, state: ToyState) -> dict[str, Any] | None:
+        return event.to_dict()
+
+    def replay_view(self, state: ToyState, seat: int | None, final: ToyState | None) -> dict[str, Any]:
+        return self.view(state, seat)
+
+    def label(self, command: Command, state: Any = None) -> str:
+        return f"Add {command.amount}" if isinstance(command, Add) else type(command).__name__
+
+    def explain_event(self, event: Event, players: Sequence[str] = ()) -> str:
+        return f"{self.describe(event)} (toy21: reaching {TARGET} wins)"
+
+    def scoreboard(self, state: ToyState) -> dict[str, Any]:
+        winners = None if state.winner is None else [state.winner]
+        # The winner scores the total reached, the other seat nothing.
+        seats = [
+            {"seat": i, "name": p, "score": state.total if state.winner == i else 0}
+            for i, p in enumerate(state.players)
+        ]
+        return {"total": state.total, "winners": winners, "seats": seats}
+
+    def render_text(self, state: ToyState, seat: int | None, final: ToyState | None = None) -> str:
+        return f"total {state.total}, seat {state.turn} to play" + ("" if state.winner is None else ", over")
+
+    def render_svg(self, state: ToyState, seat: int | None, final: ToyState | None = None) -> str:
+        return f'<svg xmlns="http://www.w3.org/2000/svg" width="80" height="20"><text y="15">{state.total}</text></svg>'
+
 
 registry.register(NAME, ToyDecider)

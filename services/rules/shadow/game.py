@@ -10,7 +10,7 @@ from events.base import Command, Event, Rejection, parse_json
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_ADAPTER
 from events.shadow.settings import ShadowSettings
-from services.rules.shadow import actions, flow
+from services.rules.shadow import actions, audit, flow, labels, redact, render
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
 from services.rules.shadow.describe import describe
@@ -123,6 +123,35 @@ class ShadowDecider:
     def restore(self, data: bytes) -> GameState:
         """Deserialize a state."""
         return restore(data)
+
+    # --- read models: secrets, labels, audit, pictures (services/rules/shadow/{redact,labels,audit,render}.py)
+    def redact(self, event: Event, seat: int | None, state: GameState | None) -> dict[str, Any] | None:
+        """``event`` as ``seat`` may see it while the game is at ``state``: sealed votes and hidden VP masked."""
+        return redact.redact(event, seat, state)
+
+    def replay_view(self, state: GameState, seat: int | None, final: GameState | None) -> dict[str, Any]:
+        """The view of a past position; everything is public once the game (``final``) is over."""
+        return redact.replay_view(state, seat, final)
+
+    def label(self, command: Command, state: GameState | Sequence[str] | None = None) -> str:
+        """A readable label of a command (``state``, or just the player names, adds costs and names)."""
+        return labels.label(command, state)
+
+    def explain_event(self, event: Event, players: Sequence[str] = ()) -> str:
+        """Why an event happened, with its deciding inputs and rulings, for a referee."""
+        return audit.explain_event(event, players)
+
+    def scoreboard(self, state: GameState | None) -> dict[str, Any]:
+        """VP (None while hidden), thalers and electorates per seat; Emperor, round, phase."""
+        return render.scoreboard(state)
+
+    def render_text(self, state: GameState, seat: int | None, final: GameState | None = None) -> str:
+        """The board as text."""
+        return render.render_text(state, seat, final)
+
+    def render_svg(self, state: GameState, seat: int | None, final: GameState | None = None) -> str:
+        """The board as SVG."""
+        return render.render_svg(state, seat, final)
 
 
 def draw_closed_electorates(state: GameState, seed: int) -> ev.ElectoratesClosed:

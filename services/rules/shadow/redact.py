@@ -1,0 +1,51 @@
+"""What of an event, or of a past position, one seat may see: the game's secrets are the sealed votes until
+they are revealed [E2] and, with the option B6 (``hidden_victory_points``), other seats' victory points until
+the end. Once the game is over everything is public."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from events.base import Event
+from events.shadow import events as ev
+from services.rules.shadow.state import GameState
+from services.rules.shadow.view import view
+
+
+def _vote_open(s: GameState) -> bool:
+    return s.pending is not None and s.pending.decision == "vote"
+
+
+def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any] | None:
+    """``event`` as ``seat`` (None: a spectator) may see it while the game is at ``s`` (at or after the event).
+
+    A redacted event keeps its type and seat, drops the secret fields, and carries ``redacted: true`` and a
+    ``summary`` that gives nothing away.
+    """
+    data = event.to_dict()
+    if s is None or s.over:
+        return data
+    if isinstance(event, ev.VoteSealed) and event.seat != seat and _vote_open(s):
+        # Who has voted is public (the game waits for the others); for whom is not, until the reveal [E2].
+        data.pop("candidate")
+        return {**data, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
+    if isinstance(event, ev.VictoryPointsScored) and event.seat != seat and s.settings.hidden_victory_points:
+        data["points"] = None
+        data["total"] = None
+        reason = event.reason.replace("_", " ")
+        return {**data, "redacted": True, "summary": f"{_name(s, event.seat)} scores victory points ({reason})."}
+    return data
+
+
+def replay_view(s: GameState, seat: int | None, final: GameState | None) -> dict[str, Any]:
+    """``view(s, seat)``, except that once the game is over (``final``) the past is public: every vote and every
+    victory point total shows."""
+    shown = view(s, seat)
+    if final is not None and final.over and not s.over:
+        shown["votes"] = list(s.votes)
+        shown["victory_points"] = list(s.vp)
+    return shown
+
+
+def _name(s: GameState, seat: int) -> str:
+    return s.players[seat] if 0 <= seat < len(s.players) else f"seat {seat}"
