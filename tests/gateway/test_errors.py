@@ -1,0 +1,149 @@
+"""Malformed, oversized and too frequent requests get typed JSON errors and change nothing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from services.gateway.limits import Limits
+from tests.gateway.conftest import Served, new_game, serve
+
+pytestmark = pytest.mark.redis
+
+
+def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    return body["error"]
+
+
+@pytest.fixture
+def game(gateway: Served) -> dict[str, Any]:
+    """A fresh game with the awaited seat's token and one of its legal commands."""
+    created = new_game(gateway, seed=41)
+    gid = created["game_id"]
+    tokens = [s["token"] for s in created["seats"]]
+    with gateway.http() as http:
+        seat = http.get(f"/games/{gid}").json()["awaiting"][0]
+    with gateway.http(tokens[seat]) as http:
+        view = http.get(f"/games/{gid}/seats/{seat}/view").json()
+    return {"id": gid, "token": tokens[seat], "command": view["legal"][0]["command"], "version": view["version"]}
+
+
+def _version(served: Served, gid: str) -> int:
+    with served.http() as http:
+        return int(http.get(f"/games/{gid}").json()["version"])
+
+
+def _commands_queued(served: Served) -> int:
+    return sum(served.redis.xlen(served.layout.cmds(s)) for s in range(served.layout.shards))
+
+
+def test_oversized_bodies_are_refused_before_anything_is_read(gateway: Served, game: dict[str, Any]) -> None:
+    gid = game["id"]
+    padding = "x" * (70 * 1024)
+    big = {"command": {**game["command"], "note": padding}}
+    with gateway.http(game["token"]) as http:
+        # When a body over 64 KiB comes with its length declared
+        _error(http.post(f"/games/{gid}/commands", json=big), 413, "payload_too_large")
+
+        # or streamed in chunks with no length (so the bound is checked while reading)
+        def chunks() -> Iterator[bytes]:
+            data = orjson.dumps(big)
+            for i in range(0, len(data), 8192):
+                yield data[i : i + 8192]
+
+        _error(
+            http.post(f"/games/{gid}/commands", content=chunks(), headers={"content-type": "application/json"}),
+            413,
+            "payload_too_large",
+        )
+        # or as a chat line, or a new game
+        _error(http.post(f"/games/{gid}/chat", json={"text": padding}), 413, "payload_too_large")
+        _error(http.post("/games", json={"game": "shadow", "players": ["a", "b"], "settings": {"x": padding}}), 413,
+               "payload_too_large")  # fmt: skip
+    # Then nothing changed
+    assert _version(gateway, gid) == game["version"]
+
+
+def test_malformed_requests_get_typed_errors_and_change_nothing(gateway: Served, game: dict[str, Any]) -> None:
+    gid, url = game["id"], f"/games/{game['id']}/commands"
+    queued = _commands_queued(gateway)
+    with gateway.http(game["token"]) as http:
+        _error(http.post(url, content=b"{not json", headers={"content-type": "application/json"}), 400, "not_json")
+        _error(http.post(url, json=["a", "list"]), 422, "validation_error")
+        _error(http.post(url, json={"cmd": game["command"]}), 422, "validation_error")
+        _error(http.post(url, json={"command": game["command"], "extra": 1}), 422, "validation_error")
+        _error(http.post(url, json={"command": game["command"], "expected_version": -1}), 422, "validation_error")
+        _error(http.post(url, json={"command": game["command"], "command_id": "has spaces"}), 422, "validation_error")
+        _error(http.post(url, json={"command": {"type": "NoSuchCommand"}}), 422, "bad_command")
+        _error(http.post(url, json={"command": {**game["command"], "bogus_field": 1}}), 422, "bad_command")
+        _error(http.post(f"/games/{gid}/chat", json={"words": "hello"}), 422, "validation_error")
+        _error(http.get(f"/games/{gid}/seats/x/view"), 422, "validation_error")
+        _error(http.get(f"/games/{gid}/events", params={"after": -1}), 422, "validation_error")
+        _error(http.get("/games/bad%20id!"), 422, "validation_error")
+        _error(http.get("/games/nosuchgame"), 404, "unknown_game")
+        _error(http.post("/games/nosuchgame/commands", json={"command": game["command"]}), 404, "unknown_game")
+        _error(http.get("/no/such/route"), 404, "not_found")
+        _error(http.delete(f"/games/{gid}"), 405, "method_not_allowed")
+        _error(http.get("/schemas/commands/nosuchgame"), 404, "unknown_schema")
+        _error(http.post("/games", json={"game": "nosuchgame", "players": ["a", "b"]}), 422, "unknown_game_name")
+        _error(http.post("/games", json={"game": "shadow", "players": ["alone"]}), 422, "bad_command")
+    # Then none of them reached the bus (or the game)
+    assert _commands_queued(gateway) == queued
+    assert _version(gateway, gid) == game["version"]
+
+
+def test_rules_rejections_and_stale_versions_are_typed_conflicts(gateway: Served, game: dict[str, Any]) -> None:
+    gid, url = game["id"], f"/games/{game['id']}/commands"
+    with gateway.http(game["token"]) as http:
+        # A command judged at another version than the one expected
+        err = _error(http.post(url, json={"command": game["command"], "expected_version": 1}), 409, "stale_version")
+        assert err["command_id"] and err["version"] == game["version"]
+        # An accepted command, then the same command id again: the first outcome, decided once
+        first = http.post(url, json={"command": game["command"], "command_id": "retry-1"})
+        again = http.post(url, json={"command": game["command"], "command_id": "retry-1"})
+        assert first.status_code == again.status_code == 200, first.text
+        assert first.json() == again.json()
+        assert http.get(f"/games/{gid}/commands/retry-1").json() == first.json()
+        _error(http.get(f"/games/{gid}/commands/never-sent"), 404, "unknown_command")
+        version = first.json()["version"]
+        # The same move again is no longer legal: the game's own code, with the version it was judged at
+        err = _error_any(http.post(url, json={"command": game["command"]}), 409)
+        assert err["code"] not in ("validation_error", "bad_command") and err["version"] == version
+    assert _version(gateway, gid) == version
+
+
+def _error_any(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    return response.json()["error"]
+
+
+def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
+    # Given a gateway allowing bursts of 3 requests and 1 per second after that
+    served = serve(redis_url, limits=Limits(rate=1.0, burst=3), worker=False)
+    try:
+        with served.http("token-a") as a, served.http("token-b") as b:
+            # When one token sends 4 requests at once
+            codes = [a.get("/games/nosuchgame").status_code for _ in range(3)]
+            refused = a.get("/games/nosuchgame")
+            # Then the fourth is refused with a typed error and a hint when to retry
+            assert codes == [404, 404, 404]
+            _error(refused, 429, "rate_limited")
+            assert int(refused.headers["retry-after"]) >= 1
+            # And another token has its own bucket
+            assert b.get("/games/nosuchgame").status_code == 404
+            # And the token may go on once its bucket refilled
+            time.sleep(1.1)
+            assert a.get("/games/nosuchgame").status_code == 404
+    finally:
+        served.close()
