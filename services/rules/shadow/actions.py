@@ -8,14 +8,15 @@ commands and the accepted commands can never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any
 
 from events.base import Command
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow import flow
-from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTORATE_KEYS
+from services.rules.shadow.board import ARISTOCRAT, ELECTORATE_KEYS
 from services.rules.shadow.effects import (
     Tx,
     kill,
@@ -30,6 +31,8 @@ from services.rules.shadow.queries import (
     KOELN,
     PALATINATE,
     TRIER,
+    Census,
+    census,
     doctor_targets,
     elector_candidates,
     empire_city_spaces,
@@ -41,7 +44,6 @@ from services.rules.shadow.queries import (
     open_electorates,
     own_barons_for_marriage,
     placement_target,
-    push_options,
     stack_available,
     throne_candidates,
     tiles_of,
@@ -101,9 +103,23 @@ CARD_OF_COMMAND = {
 }
 
 
+def _key_getter(command_type: str) -> Callable[[Any], Key]:
+    fields = FIELDS[command_type]
+    if not fields:
+        key = (command_type,)
+        return lambda c: key
+    if len(fields) == 1:
+        get = attrgetter(fields[0])
+        return lambda c: (command_type, get(c))
+    return attrgetter("type", *fields)
+
+
+_KEY_OF: dict[str, Callable[[Any], Key]] = {t: _key_getter(t) for t in FIELDS}
+
+
 def key_of(command: Command) -> Key:
-    """The compact key of a command."""
-    return (command.type, *(getattr(command, f) for f in FIELDS[command.type]))  # type: ignore[attr-defined]
+    """The compact key of a command: ``(type, *fields)`` in the order of ``FIELDS[type]``."""
+    return _KEY_OF[command.type](command)  # type: ignore[attr-defined]
 
 
 def command_of(seat: int, key: Key) -> Command:
@@ -131,7 +147,7 @@ def _space(s: GameState, space_id: str | None) -> int | None:
 # =============================================================================================================
 # Options: the legal keys per decision and command type
 # =============================================================================================================
-OptionsFn = Callable[[GameState, int, ev.Prompt], Iterator[Key]]
+OptionsFn = Callable[[GameState, int, ev.Prompt], Iterable[Key]]
 OPTIONS: dict[str, dict[str, OptionsFn]] = {}
 
 
@@ -143,9 +159,10 @@ def options(decision: str, command_type: str) -> Callable[[OptionsFn], OptionsFn
     return register
 
 
-def _placements(s: GameState, electorates: list[int], kind: str = "aristocrat") -> Iterator[Key]:
+def _placements(s: GameState, electorates: Iterable[int], kind: str = "aristocrat") -> Iterator[Key]:
+    pushes = census(s).pushes
     for e in electorates:
-        for push in push_options(s, e):
+        for push in pushes[e]:
             yield ("PlacePiece", _ekey(s, e), kind, _sid(s, push))
 
 
@@ -176,13 +193,8 @@ def _opt_setup_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
         yield ("PlacePiece", _ekey(s, e), kind, None)
 
 
-def _free_knight_spaces(s: GameState) -> Iterator[tuple[str, int]]:
-    for e in open_electorates(s):
-        info = s.layout.electorates[e]
-        if first_free(s, info.aristocrats) is not None:
-            yield ARISTOCRAT, e
-        if first_free(s, info.castles) is not None:
-            yield CASTLE, e
+def _free_knight_spaces(s: GameState) -> tuple[tuple[str, int], ...]:
+    return census(s).knight_spaces
 
 
 @options("replace_emperor", "ChooseAristocrat")
@@ -206,7 +218,7 @@ def _opt_choose_elector(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 @options("place_son", "PlacePiece")
 @options("place_dethroned", "PlacePiece")
 def _opt_place_anywhere(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    yield from _placements(s, open_electorates(s))
+    yield from _placements(s, census(s).open)
 
 
 @options("place_displaced", "PlacePiece")
@@ -277,16 +289,22 @@ def _opt_move_city(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 
 
 # --- phase IV -----------------------------------------------------------------------------------------------
-def _modes(s: GameState, seat: int, card: str, cost: int) -> list[bool]:
+# The phase IV options are listed for every turn: they return lists (or () for none) rather than generators,
+# and take names from the layout tables and shared answers from the state's census.
+_BY_STACK = (False,)
+_BY_TRIER = (True,)
+
+
+def _modes(s: GameState, seat: int, card: str, cost: int) -> tuple[bool, ...]:
     """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True)
     [P2, P6]."""
     if s.thalers[seat] < cost:
-        return []
+        return ()
     if stack_available(s, card):
-        return [False]
+        return _BY_STACK
     if card in TRIER_CARDS and holds_privilege(s, seat, TRIER):
-        return [True]
-    return []
+        return _BY_TRIER
+    return ()
 
 
 def _action(command_type: str) -> Callable[[OptionsFn], OptionsFn]:
@@ -294,57 +312,85 @@ def _action(command_type: str) -> Callable[[OptionsFn], OptionsFn]:
 
 
 @_action("Pass")
-def _opt_pass(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    yield ("Pass",)
+def _opt_pass(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    return (("Pass",),)
 
 
 @_action("PlaceKnight")
-def _opt_place_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    if s.knights_in_supply[seat] > 0 and s.thalers[seat] >= s.layout.constants["knight_cost"]:
-        for kind, e in _free_knight_spaces(s):
-            yield ("PlaceKnight", _ekey(s, e), kind)
+def _opt_place_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    if not (s.knights_in_supply[seat] > 0 and s.thalers[seat] >= s.layout.constants["knight_cost"]):
+        return ()
+    c = census(s)
+    ekeys = c.t.ekeys
+    return [("PlaceKnight", ekeys[e], kind) for kind, e in c.knight_spaces]
 
 
 @_action("MoveKnight")
-def _opt_move_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_move_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if s.thalers[seat] < s.layout.constants["knight_cost"]:
-        return
-    free = list(_free_knight_spaces(s))
+        return ()
+    c = census(s)
+    free = c.knight_spaces
+    if not free:
+        return ()
+    spaces = s.layout.spaces
+    ekeys = c.t.ekeys
+    out = []
     for src in knights_of(s, seat):
-        origin = s.layout.spaces[src]
+        origin = spaces[src]
+        sid, here, here_kind = origin.id, origin.electorate, origin.kind
         for kind, e in free:
-            if (kind, e) != (origin.kind, origin.electorate):  # X2
-                yield ("MoveKnight", _sid(s, src), _ekey(s, e), kind)
+            if kind != here_kind or e != here:  # X2
+                out.append(("MoveKnight", sid, ekeys[e], kind))
+    return out
 
 
 @_action("BuyDoctor")
-def _opt_doctor(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    for trier in _modes(s, seat, "doctor", s.layout.cards["doctor"].cost):
-        for i in doctor_targets(s, seat):
-            yield ("BuyDoctor", _sid(s, i), trier)
+def _opt_doctor(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    modes = _modes(s, seat, "doctor", s.layout.cards["doctor"].cost)
+    if not modes:
+        return ()
+    sids = census(s).t.sids
+    targets = [sids[i] for i in doctor_targets(s, seat)]
+    return [("BuyDoctor", target, trier) for trier in modes for target in targets]
 
 
 @_action("BuyMove")
-def _opt_move(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_move(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     modes = _modes(s, seat, "move", s.layout.cards["move"].cost)
     if not modes:
-        return
-    sources = list(tiles_of(s, seat, (ARISTOCRAT,)))
-    for e in open_electorates(s):
-        pushes = push_options(s, e)
+        return ()
+    spaces = s.layout.spaces
+    sources = [spaces[i] for i in tiles_of(s, seat, (ARISTOCRAT,))]
+    if not sources:
+        return ()
+    c = census(s)
+    ekeys, sids = c.t.ekeys, c.t.sids
+    all_pushes = c.pushes
+    out = []
+    for e in c.open:
+        pushes = all_pushes[e]
+        if not pushes:
+            continue
+        ekey = ekeys[e]
         for src in sources:
-            if s.layout.spaces[src].electorate == e:
+            if src.electorate == e:
                 continue
             for push in pushes:
+                push_id = None if push is None else sids[push]
                 for trier in modes:
-                    yield ("BuyMove", _sid(s, src), _ekey(s, e), _sid(s, push), trier)
+                    out.append(("BuyMove", src.id, ekey, push_id, trier))
+    return out
 
 
 def _simple_card(command_type: str, card: str) -> None:
+    key = ((command_type,),)
+
     @_action(command_type)
-    def _opt(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+    def _opt(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
         if s.thalers[seat] >= s.layout.cards[card].cost and stack_available(s, card):
-            yield (command_type,)
+            return key
+        return ()
 
 
 _simple_card("BuyPope", "pope")
@@ -353,9 +399,8 @@ _simple_card("BuyExcommunication", "excommunication")
 
 
 @_action("BuyIndulgence")
-def _opt_indulgence(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    for trier in _modes(s, seat, "indulgence", s.layout.cards["indulgence"].cost):
-        yield ("BuyIndulgence", trier)
+def _opt_indulgence(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    return [("BuyIndulgence", trier) for trier in _modes(s, seat, "indulgence", s.layout.cards["indulgence"].cost)]
 
 
 def permit_cost(s: GameState, couple: bool) -> int:
@@ -363,85 +408,139 @@ def permit_cost(s: GameState, couple: bool) -> int:
     return s.layout.constants["permit_couple_cost"] if couple else s.layout.cards["permit"].cost
 
 
+def _pushes_with_ids(c: Census) -> list[tuple[str, list[str | None]]]:
+    """(electorate key, push space ids) of every open electorate, in board order."""
+    ekeys, sids = c.t.ekeys, c.t.sids
+    return [(ekeys[e], [None if i is None else sids[i] for i in c.pushes[e]]) for e in c.open]
+
+
 @_action("BuyPermit")
-def _opt_permit(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_permit(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if s.tiles_in_supply[seat] == 0:
-        return
+        return ()
+    out = []
+    places = None
     for couple in (False, True):
         modes = _modes(s, seat, "permit", permit_cost(s, couple))
-        for e in open_electorates(s) if modes else ():
-            for push in push_options(s, e):
+        if not modes:
+            continue
+        if places is None:
+            places = _pushes_with_ids(census(s))
+        for ekey, pushes in places:
+            for push in pushes:
                 for trier in modes:
-                    yield ("BuyPermit", couple, _ekey(s, e), _sid(s, push), trier)
+                    out.append(("BuyPermit", couple, ekey, push, trier))
+    return out
 
 
 @_action("BuyOrdinance")
-def _opt_ordinance(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_ordinance(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if s.cities_in_supply[seat] == 0:
-        return
-    for trier in _modes(s, seat, "ordinance", s.layout.cards["ordinance"].cost):
-        for e in free_city_electorates(s):
-            yield ("BuyOrdinance", _ekey(s, e), trier)
+        return ()
+    modes = _modes(s, seat, "ordinance", s.layout.cards["ordinance"].cost)
+    if not modes:
+        return ()
+    c = census(s)
+    ekeys = c.t.ekeys
+    return [("BuyOrdinance", ekeys[e], trier) for trier in modes for e in c.free_cities]
 
 
 @_action("BuyPromotion")
-def _opt_promotion(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_promotion(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if s.tiles_in_supply[seat] == 0:
-        return
-    for trier in _modes(s, seat, "promotion", s.layout.cards["promotion"].cost):
-        for i in knights_of(s, seat, (ARISTOCRAT,)):
-            yield ("BuyPromotion", _sid(s, i), trier)
+        return ()
+    modes = _modes(s, seat, "promotion", s.layout.cards["promotion"].cost)
+    if not modes:
+        return ()
+    sids = census(s).t.sids
+    knights = [sids[i] for i in knights_of(s, seat, (ARISTOCRAT,))]
+    return [("BuyPromotion", knight, trier) for trier in modes for knight in knights]
 
 
 @_action("BuyForeignKingsDaughter")
-def _opt_fkd(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    for trier in _modes(s, seat, "foreign_kings_daughter", s.layout.cards["foreign_kings_daughter"].cost):
-        for i in own_barons_for_marriage(s, seat):
-            yield ("BuyForeignKingsDaughter", _sid(s, i), trier)
+def _opt_fkd(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    modes = _modes(s, seat, "foreign_kings_daughter", s.layout.cards["foreign_kings_daughter"].cost)
+    if not modes:
+        return ()
+    sids = census(s).t.sids
+    barons = [sids[i] for i in own_barons_for_marriage(s, seat)]
+    return [("BuyForeignKingsDaughter", baron, trier) for trier in modes for baron in barons]
 
 
 @_action("BuyRival")
-def _opt_rival(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_rival(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if seat != s.emperor and stack_available(s, "rival") and s.thalers[seat] >= s.layout.cards["rival"].cost:
-        yield ("BuyRival",)
+        return (("BuyRival",),)
+    return ()
 
 
 @_action("BuyCardWithoutEffect")
-def _opt_without_effect(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_without_effect(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if s.n != 2:
-        return
-    for card in CARDS_WITHOUT_EFFECT:
-        if stack_available(s, card) and s.thalers[seat] >= s.layout.cards[card].cost:
-            yield ("BuyCardWithoutEffect", card)
+        return ()
+    return [
+        ("BuyCardWithoutEffect", card)
+        for card in CARDS_WITHOUT_EFFECT
+        if stack_available(s, card) and s.thalers[seat] >= s.layout.cards[card].cost
+    ]
 
 
 @_action("TakeGrayEminence")
-def _opt_gray(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
+def _opt_gray(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if holds_privilege(s, seat, BRANDENBURG) and stack_available(s, "gray_eminence"):
-        yield ("TakeGrayEminence",)
+        return (("TakeGrayEminence",),)
+    return ()
 
 
 @_action("UseKoelnPrivilege")
-def _opt_koeln(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    if holds_privilege(s, seat, KOELN):
-        for i in doctor_targets(s, seat):
-            yield ("UseKoelnPrivilege", _sid(s, i))
+def _opt_koeln(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    if not holds_privilege(s, seat, KOELN):
+        return ()
+    sids = census(s).t.sids
+    return [("UseKoelnPrivilege", sids[i]) for i in doctor_targets(s, seat)]
 
 
 @_action("UsePalatinatePrivilege")
-def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
-    if holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0:
-        for e in open_electorates(s):
-            for push in push_options(s, e):
-                yield ("UsePalatinatePrivilege", _ekey(s, e), _sid(s, push))
+def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+    if not (holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0):
+        return ()
+    return [("UsePalatinatePrivilege", ekey, push) for ekey, pushes in _pushes_with_ids(census(s)) for push in pushes]
+
+
+# The latest enumeration: (state, seat, keys, {command type: (start, end) in keys}). A state is immutable and
+# this holds it, so the same identity means the same state: ``is_legal`` answers from it without enumerating
+# again (the random bot and the rules worker list the options of the very state they then execute on).
+_last_keys: tuple[GameState, int, list[Key], dict[str, tuple[int, int]]] | None = None
 
 
 def legal_keys(s: GameState, seat: int) -> list[Key]:
     """Every legal key of ``seat`` now."""
+    global _last_keys
     p = s.pending
     if p is None or seat not in awaited(s):
         return []
-    return [k for fn in OPTIONS[p.decision].values() for k in fn(s, seat, p)]
+    keys: list[Key] = []
+    spans: dict[str, tuple[int, int]] = {}
+    for command_type, fn in OPTIONS[p.decision].items():
+        start = len(keys)
+        keys += fn(s, seat, p)
+        spans[command_type] = (start, len(keys))
+    _last_keys = (s, seat, keys, spans)
+    return keys.copy()
+
+
+def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key) -> bool:
+    """Whether ``key`` (of ``command_type``, one of the decision's types) is among the legal options of the
+    awaited ``seat`` now: exactly ``key in OPTIONS[p.decision][command_type](s, seat, p)``."""
+    last = _last_keys
+    if last is not None and last[0] is s and last[1] == seat:
+        start, end = last[3][command_type]
+        try:
+            last[2].index(key, start, end)
+        except ValueError:
+            return False
+        return True
+    return key in OPTIONS[p.decision][command_type](s, seat, p)
 
 
 def awaited(s: GameState) -> tuple[int, ...]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from events.base import Command, Event, Rejection
 from services.rules.shadow import actions
-from services.rules.shadow.actions import OPTIONS, awaited, key_of
+from services.rules.shadow.actions import OPTIONS, awaited, is_legal, key_of
 from services.rules.shadow.effects import Tx
 from services.rules.shadow.explain import explain
 from services.rules.shadow.state import GameState
@@ -41,8 +41,7 @@ def decide(state: GameState | None, command: Command) -> list[Event] | Rejection
             f"The game waits for '{prompt.decision}'; {command_type} is not possible now "
             f"(expected one of: {expected}).",
         )
-    key = key_of(command)
-    if key not in set(by_type[command_type](state, seat, prompt)):
+    if not is_legal(state, seat, prompt, command_type, key_of(command)):
         code, message, rulings = explain(state, command, prompt)
         return reject(code, message, *rulings)
     tx = Tx(state)
@@ -62,7 +61,7 @@ def execute(state: GameState, command: Command) -> tuple[list[Event], GameState]
     if (
         command.seat in awaited(state)
         and command_type in by_type
-        and key_of(command) in set(by_type[command_type](state, command.seat, prompt))
+        and is_legal(state, command.seat, prompt, command_type, key_of(command))
     ):
         tx = Tx(state)
         actions.APPLY[(prompt.decision, command_type)](tx, command, prompt)

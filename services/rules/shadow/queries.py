@@ -2,13 +2,173 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
-from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, THRONE
+from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, THRONE, Layout
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
 
 MAINZ, KOELN, TRIER, PALATINATE, SAXONY, BRANDENBURG, BOHEMIA = range(7)
 DOCTOR_KINDS = (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
+
+
+class _lazy:
+    """A per-instance attribute computed on first access (then a plain attribute)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
+_NoneType = type(None)
+
+
+def _span(spaces: tuple[int, ...]) -> tuple[int, int]:
+    """``spaces`` as a slice (start, stop): the spaces of one kind in one electorate are consecutive."""
+    start = spaces[0] if spaces else 0
+    assert spaces == tuple(range(start, start + len(spaces))), spaces
+    return start, start + len(spaces)
+
+
+class Tables:
+    """A layout by index: names of spaces and electorates (to build command keys) and, per electorate, the
+    slices of its aristocrat, castle and city spaces."""
+
+    __slots__ = ("aristocrats", "castles", "cities", "ekeys", "layout", "sids")
+
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.sids: tuple[str, ...] = tuple(sp.id for sp in layout.spaces)
+        self.ekeys: tuple[str, ...] = tuple(e.key for e in layout.electorates)
+        self.aristocrats = tuple(_span(e.aristocrats) for e in layout.electorates)
+        self.castles = tuple(_span(e.castles) for e in layout.electorates)
+        self.cities = tuple(_span(e.cities) for e in layout.electorates)
+
+
+_tables: dict[int, Tables] = {}
+
+
+def tables(layout: Layout) -> Tables:
+    """The tables of a layout (kept per layout object; layouts are immutable and shared by games)."""
+    t = _tables.get(id(layout))
+    if t is None or t.layout is not layout:
+        t = _tables[id(layout)] = Tables(layout)
+    return t
+
+
+_open: dict[tuple[int, frozenset[int]], tuple[int, ...]] = {}
+
+
+class Census:
+    """Answers about one state that several questions share, each computed at most once and only when asked:
+    listing the legal commands asks many questions of the same state, and one pass over the board answers
+    them all. Read-only; get it with :func:`census`."""
+
+    def __init__(self, s: GameState) -> None:
+        self.s = s
+        self.t = tables(s.layout)
+
+    @_lazy
+    def types(self) -> tuple[type, ...]:
+        """The type of the piece on each space (NoneType: empty)."""
+        return tuple(map(type, self.s.board))
+
+    @_lazy
+    def tiles(self) -> list[tuple[int, Tile]]:
+        """(space, tile) of every tile on the board, in board order (the scan also lists the knights)."""
+        tiles: list[tuple[int, Tile]] = []
+        knights: list[tuple[int, Knight]] = []
+        for i, p in enumerate(self.s.board):
+            if p is not None:
+                kind = type(p)
+                if kind is Tile:
+                    tiles.append((i, p))  # type: ignore[arg-type]
+                elif kind is Knight:
+                    knights.append((i, p))  # type: ignore[arg-type]
+        self.__dict__["knights"] = knights
+        return tiles
+
+    @_lazy
+    def knights(self) -> list[tuple[int, Knight]]:
+        """(space, knight) of every knight on the board, in board order."""
+        self.tiles  # noqa: B018 -- the scan of the tiles lists the knights
+        return self.__dict__["knights"]  # type: ignore[no-any-return]
+
+    @_lazy
+    def open(self) -> tuple[int, ...]:
+        """Open electorates [T1]."""
+        s = self.s
+        key = (len(s.layout.electorates), s.closed)
+        found = _open.get(key)
+        if found is None:
+            found = _open[key] = tuple(e for e in range(key[0]) if e not in s.closed)
+        return found
+
+    @_lazy
+    def pushes(self) -> tuple[tuple[int | None, ...], ...]:
+        """:func:`push_options` of every electorate, by index."""
+        types = self.types
+        closed = self.s.closed
+        out: list[tuple[int | None, ...]] = []
+        for e, (start, stop) in enumerate(self.t.aristocrats):
+            if e in closed:
+                out.append(())
+            elif _NoneType in types[start:stop]:
+                out.append((None,))
+            else:
+                out.append(tuple(i for i in range(start, stop) if types[i] is Knight))
+        return tuple(out)
+
+    @_lazy
+    def knight_spaces(self) -> tuple[tuple[str, int], ...]:
+        """(kind, electorate) with a free aristocrat or castle space for a knight, in board order [X1]."""
+        types = self.types
+        aristocrats, castles = self.t.aristocrats, self.t.castles
+        out: list[tuple[str, int]] = []
+        for e in self.open:
+            start, stop = aristocrats[e]
+            if _NoneType in types[start:stop]:
+                out.append((ARISTOCRAT, e))
+            start, stop = castles[e]
+            if _NoneType in types[start:stop]:
+                out.append((CASTLE, e))
+        return tuple(out)
+
+    @_lazy
+    def free_cities(self) -> tuple[int, ...]:
+        """Open electorates with a free city space."""
+        types = self.types
+        cities = self.t.cities
+        return tuple(e for e in self.open if _NoneType in types[cities[e][0] : cities[e][1]])
+
+    @_lazy
+    def taken(self) -> dict[str, int]:
+        """Cards of each type lying in play areas."""
+        taken: dict[str, int] = {}
+        for area in self.s.play_areas:
+            for card in area:
+                taken[card] = taken.get(card, 0) + 1
+        return taken
+
+
+_last_census: Census | None = None
+
+
+def census(s: GameState) -> Census:
+    """The census of ``s``. The latest one is kept and recognised by the identity of its state (a state is
+    immutable, and the census holds it, so an equal identity means the same state)."""
+    global _last_census
+    last = _last_census
+    if last is not None and last.s is s:
+        return last
+    last = _last_census = Census(s)
+    return last
 
 
 def clockwise_from(s: GameState, first: int) -> list[int]:
@@ -74,8 +234,8 @@ def can_place_aristocrat_anywhere(s: GameState) -> bool:
 def tiles_of(s: GameState, seat: int, kinds: tuple[str, ...]) -> Iterator[int]:
     """Spaces of the given kinds holding a tile of ``seat``."""
     spaces = s.layout.spaces
-    for i, piece in enumerate(s.board):
-        if isinstance(piece, Tile) and piece.owner == seat and spaces[i].kind in kinds:
+    for i, piece in census(s).tiles:
+        if piece.owner == seat and spaces[i].kind in kinds:
             yield i
 
 
@@ -120,12 +280,8 @@ def throne_candidates(s: GameState, seat: int, include_eminence: bool) -> list[i
 def doctor_targets(s: GameState, seat: int) -> Iterator[int]:
     """Tiles the Doctor / Köln may touch: own tiles above 15, any opponent tile [P3, X10]."""
     spaces = s.layout.spaces
-    for i, piece in enumerate(s.board):
-        if (
-            isinstance(piece, Tile)
-            and spaces[i].kind in (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
-            and (piece.owner != seat or piece.age > 15)
-        ):
+    for i, piece in census(s).tiles:
+        if spaces[i].kind in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15):
             yield i
 
 
@@ -133,8 +289,8 @@ def marriageable_barons(s: GameState, seat: int) -> Iterator[int]:
     """Opponents' unmarried Barons that may receive a daughter: not an archdiocese elector [D3]."""
     spaces = s.layout.spaces
     electorates = s.layout.electorates
-    for i, piece in enumerate(s.board):
-        if not isinstance(piece, Tile) or piece.owner == seat or piece.couple:
+    for i, piece in census(s).tiles:
+        if piece.owner == seat or piece.couple:
             continue
         sp = spaces[i]
         if sp.kind in (THRONE, ARISTOCRAT) or (sp.kind == ELECTOR and not electorates[sp.electorate].spiritual):
@@ -145,8 +301,8 @@ def own_barons_for_marriage(s: GameState, seat: int) -> Iterator[int]:
     """The seat's Barons that may become a Couple by the Foreign king's daughter [P5]."""
     spaces = s.layout.spaces
     electorates = s.layout.electorates
-    for i, piece in enumerate(s.board):
-        if not isinstance(piece, Tile) or piece.owner != seat or piece.couple:
+    for i, piece in census(s).tiles:
+        if piece.owner != seat or piece.couple:
             continue
         sp = spaces[i]
         if sp.kind in (THRONE, ARISTOCRAT, EMINENCE) or (
@@ -158,14 +314,14 @@ def own_barons_for_marriage(s: GameState, seat: int) -> Iterator[int]:
 def knights_of(s: GameState, seat: int, kinds: tuple[str, ...] = (ARISTOCRAT, CASTLE)) -> Iterator[int]:
     """Spaces holding a knight of ``seat``."""
     spaces = s.layout.spaces
-    for i, piece in enumerate(s.board):
-        if isinstance(piece, Knight) and piece.owner == seat and spaces[i].kind in kinds:
+    for i, piece in census(s).knights:
+        if piece.owner == seat and spaces[i].kind in kinds:
             yield i
 
 
 def free_city_electorates(s: GameState) -> list[int]:
     """Open electorates with a free city space."""
-    return [e for e in open_electorates(s) if first_free(s, s.layout.electorates[e].cities) is not None]
+    return list(census(s).free_cities)
 
 
 def empire_city_spaces(s: GameState) -> list[int]:
@@ -175,7 +331,7 @@ def empire_city_spaces(s: GameState) -> list[int]:
 
 def cards_taken(s: GameState, card: str) -> int:
     """Cards of a type lying in play areas (taken since the last return)."""
-    return sum(area.count(card) for area in s.play_areas)
+    return census(s).taken.get(card, 0)
 
 
 def stack_available(s: GameState, card: str) -> bool:
