@@ -1,8 +1,13 @@
-"""The ``throne`` command line: ``demo``, ``adjudicate`` and ``bench``.
+"""The ``throne`` command line.
 
     throne demo [--seed N] [--players 4] [--engine]
     throne adjudicate [INPUT] [-o OUTPUT] [--final-view]
-    throne bench
+    throne play [--seat 0] [--players 4] [--bots heuristic|random] [--seed N] [--local]
+    throne replay GAME [--version V] [--seat S] [--board]
+    throne audit GAME [VERSION] [--json]
+    throne verify GAME [--json]
+    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections]
+    throne bench [--quick]
 
 ``python -m services.cli ...`` does the same.
 """
@@ -16,6 +21,8 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO, TextIO
+
+import orjson
 
 
 def _streams_demo() -> Callable[..., Any] | None:
@@ -76,10 +83,120 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    """A person plays in the terminal against bots."""
+    from services.log import configure
+    from services.play import play
+
+    configure("warning")  # the game goes to stdout; the service's JSON logs only for trouble
+    result = play(
+        game=args.game, players=args.players, seat=args.seat, seed=args.seed, bots=args.bots,
+        local=True if args.local else None, inp=sys.stdin, out=out,
+    )  # fmt: skip
+    return 0 if result is not None else 1
+
+
+def _read_models() -> Any:
+    from projections.api import ReadModels
+    from services.bus.connection import connect
+    from services.bus.keys import Layout
+
+    return ReadModels(connect(), Layout.from_env())
+
+
+def _read_model_call(fn: Callable[[], Any]) -> tuple[int, Any]:
+    """(0, answer) or (2, None) after printing a read-model error (an unknown game, a bad version...)."""
+    from projections.api import ReadModelError
+
+    try:
+        return 0, fn()
+    except ReadModelError as exc:
+        hint = "" if os.environ.get("REDIS_URL") else " (no REDIS_URL: this process's embedded store is empty)"
+        print(f"throne: {exc.code}: {exc.message}{hint}", file=sys.stderr)
+        return 2, None
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """The game event by event as a seat (or a spectator) may see it, and the board."""
+    models = _read_models()
+    if args.version is not None:
+        code, step = _read_model_call(lambda: models.replay(args.game, args.version, args.seat))
+        if step is not None:
+            print(f"{step['version']:5d}  {step['event_text']}", file=out)
+            print(step["board_text"], file=out)
+        return code
+    code, step = _read_model_call(lambda: models.replay(args.game, 0, args.seat))
+    if step is None:
+        return code
+    for version in range(1, int(step["last_version"]) + 1):
+        step = models.replay(args.game, version, args.seat)
+        print(f"{version:5d}  {step['event_text']}", file=out)
+        if args.board:
+            print(step["board_text"], file=out)
+    if not args.board:
+        print(step["board_text"], file=out)
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
+    """Why each event (or the one at VERSION) happened: command, sender, times, rulings, inputs."""
+    models = _read_models()
+    code, audit = _read_model_call(lambda: models.audit(args.game, args.version))
+    if audit is None:
+        return code
+    if args.json:
+        print(orjson.dumps(audit).decode(), file=out)
+        return 0
+    for entry in audit["entries"]:
+        rulings = ",".join(entry.get("rulings") or [])
+        print(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}", file=out)
+        command = entry.get("command")
+        if command:
+            payload = orjson.dumps(command.get("payload")).decode()
+            print(f"       by {command.get('sender')} (seat {command.get('seat')}, id {command.get('id')}): {payload}",
+                  file=out)  # fmt: skip
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
+    """Re-run the game's commands through the current rules; exit 1 when any event differs."""
+    models = _read_models()
+    code, report = _read_model_call(lambda: models.verify(args.game))
+    if report is None:
+        return code
+    if args.json:
+        print(orjson.dumps(report).decode(), file=out)
+    else:
+        verdict = "ok" if report["ok"] else f"{len(report['differences'])} difference(s)"
+        print(
+            f"{args.game}: {verdict}: {report['commands']} commands re-run, {report['events_recomputed']} events "
+            f"recomputed, {report['events_recorded']} recorded (rules {report['rules_version_recorded']} recorded, "
+            f"{report['rules_version_now']} now)",
+            file=out,
+        )
+        for diff in report["differences"]:
+            print(f"  version {diff.get('version')}: {diff.get('reason')}", file=out)
+    return 0 if report["ok"] else 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Rules workers, projection worker, gateway and bots against REDIS_URL, until SIGINT/SIGTERM."""
+    from services.log import configure
+    from services.serve import serve
+
+    configure(args.log_level)
+    return serve(
+        workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
+        projections=not args.no_projections, grace=args.grace,
+    )  # fmt: skip
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``throne``."""
     p = argparse.ArgumentParser(prog="throne", description="Event-sourced referee for In the Shadow of the Emperor.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{demo,adjudicate,bench}")
+    sub = p.add_subparsers(
+        dest="command", required=True, metavar="{demo,adjudicate,play,replay,audit,verify,serve,bench}"
+    )
 
     demo = sub.add_parser("demo", help="play a complete seeded game between random bots and print it")
     demo.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
@@ -95,6 +212,41 @@ def parser() -> argparse.ArgumentParser:
         "--final-view", action="store_true", help="end with one line holding the result and the final spectator view"
     )
 
+    play = sub.add_parser("play", help="play a game in the terminal against bots")
+    play.add_argument("--game", default="shadow", help="the game's name in the registry (default shadow)")
+    play.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="seats, yours included (default 4)")
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: the first Emperor)")
+    play.add_argument("--bots", default="heuristic", help="the other seats' bot kind: heuristic (default) or random")
+    play.add_argument("--seed", type=int, default=None, help="the game's seed (default: drawn at random)")
+    play.add_argument(
+        "--local", action="store_true", help="a rules worker and the bots in this process (always without REDIS_URL)"
+    )
+
+    replay = sub.add_parser("replay", help="a recorded game event by event, with the board (needs REDIS_URL)")
+    replay.add_argument("game", help="the game id")
+    replay.add_argument("--version", type=int, default=None, help="only the board after this event (0: before any)")
+    replay.add_argument("--seat", type=int, default=None, help="as this seat may see it (default: a spectator)")
+    replay.add_argument("--board", action="store_true", help="the board after every event, not only the last")
+
+    audit = sub.add_parser("audit", help="why each event happened: command, sender, time, rulings (needs REDIS_URL)")
+    audit.add_argument("game", help="the game id")
+    audit.add_argument("version", nargs="?", type=int, default=None, help="only the event at this version")
+    audit.add_argument("--json", action="store_true", help="the audit as one JSON object")
+
+    verify = sub.add_parser("verify", help="re-run a game's commands through the current rules (needs REDIS_URL)")
+    verify.add_argument("game", help="the game id")
+    verify.add_argument("--json", action="store_true", help="the report as one JSON object")
+
+    serve = sub.add_parser("serve", help="rules workers, projections, gateway and bots against REDIS_URL")
+    serve.add_argument("--workers", type=int, default=1, help="rules worker processes, shards split in ranges")
+    serve.add_argument("--host", default="127.0.0.1", help="the gateway's address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="the gateway's port (default 8000)")
+    serve.add_argument("--no-gateway", action="store_true")
+    serve.add_argument("--no-bots", action="store_true")
+    serve.add_argument("--no-projections", action="store_true")
+    serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
+    serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+
     bench = sub.add_parser("bench", help="measure the engine (and the service, when available)")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
     return p
@@ -108,6 +260,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = cmd_demo(args, sys.stdout)
         elif args.command == "adjudicate":
             code = cmd_adjudicate(args, sys.stdout.buffer)
+        elif args.command == "play":
+            code = cmd_play(args, sys.stdout)
+        elif args.command in ("replay", "audit", "verify"):
+            code = {"replay": cmd_replay, "audit": cmd_audit, "verify": cmd_verify}[args.command](args, sys.stdout)
+        elif args.command == "serve":
+            code = cmd_serve(args)
         else:
             code = cmd_bench(args)
         sys.stdout.flush()

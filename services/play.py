@@ -1,0 +1,181 @@
+"""``throne play``: a person plays in the terminal against bots, through the streams like any client.
+
+The person's seat gets the board (the decider's ``render_text`` as that seat may see it, else the seat's view
+as JSON) and a numbered menu of its legal commands (the decider's ``label`` for each, else the command's
+JSON); typing a number sends that command with the version the board showed. The other seats are bot seats
+of the game (``create_game(..., bots=...)``), played by the bots process.
+
+Where it runs: without REDIS_URL everything is in this process on the embedded fakeredis (a rules worker and a
+bots runner in threads). With REDIS_URL the game goes to that deployment, whose rules workers and bots
+process must be running (``throne serve``); ``--local`` starts both in this process instead.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import orjson
+
+from events.base import Command, Event
+from services.bots.runner import BotConfig, BotRunner
+from services.bus.client import ServiceClient
+from services.bus.connection import connect, is_embedded
+from services.bus.envelope import STALE_VERSION
+from services.bus.keys import Layout
+from services.engine_demo import QUIET, describe
+from services.rules.decider import Decider
+from services.rules.registry import get_decider
+from services.worker.rules_worker import RulesWorker, WorkerConfig
+
+NAMES = ("Red", "Green", "Blue", "Yellow")
+
+
+def command_label(decider: Decider, command: Command, state: Any) -> str:
+    """The decider's label of a command, else its JSON without the seat."""
+    label = getattr(decider, "label", None)
+    if label is not None:
+        try:
+            return str(label(command, state))
+        except Exception:  # a label is a nicety: never lose the menu over it
+            pass
+    data = command.to_dict()
+    data.pop("seat", None)
+    return orjson.dumps(data).decode()
+
+
+def board_text(decider: Decider, state: Any, seat: int) -> str:
+    """The board as ``seat`` may see it: the decider's ``render_text``, else its view as indented JSON."""
+    render = getattr(decider, "render_text", None)
+    if render is not None:
+        return str(render(state, seat))
+    return orjson.dumps(decider.view(state, seat), option=orjson.OPT_INDENT_2).decode()
+
+
+def event_line(decider: Decider, event: Event, seat: int, state: Any, names: Sequence[str]) -> str | None:
+    """An event in plain words as ``seat`` may see it (None: not shown). A secret is never printed."""
+    if getattr(event, "type", "") in QUIET:
+        return None
+    redact = getattr(decider, "redact", None)
+    if redact is not None:
+        shown = redact(event, seat, state)
+        if shown is None:
+            return None
+        if isinstance(shown, dict) and shown.get("redacted"):
+            return str(shown.get("summary") or f"{shown.get('type', 'event')} (hidden)")
+    return describe(decider, event, names)
+
+
+class _Local:
+    """A rules worker and a bots runner in threads of this process."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.stop = threading.Event()
+        worker = RulesWorker(connect(), range(layout.shards), layout=layout, config=WorkerConfig(block_ms=20))
+        bots = BotRunner(connect(), range(layout.shards), layout=layout, config=BotConfig(block_ms=20))
+        self.threads = [
+            threading.Thread(target=worker.run, args=(self.stop,), name="rules-worker", daemon=True),
+            threading.Thread(target=bots.run, args=(self.stop,), name="bots", daemon=True),
+        ]
+        for t in self.threads:
+            t.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        for t in self.threads:
+            t.join(10)
+
+
+def play(
+    *,
+    game: str = "shadow",
+    players: int = 4,
+    seat: int = 0,
+    seed: int | None = None,
+    bots: str = "heuristic",
+    local: bool | None = None,
+    inp: TextIO,
+    out: TextIO,
+    stall_timeout: float = 30.0,
+) -> dict[str, Any] | None:
+    """Play one game at ``seat`` against bots of kind ``bots``, reading choices from ``inp``.
+
+    Returns the result once the game is over; None when the person quits (``q`` or end of input) or the game
+    stops moving for ``stall_timeout`` seconds (no rules worker or bots process?).
+    """
+    if not 2 <= players <= len(NAMES):
+        raise ValueError(f"players must be between 2 and {len(NAMES)}")
+    if not 0 <= seat < players:
+        raise ValueError(f"seat must be between 0 and {players - 1}")
+    decider = get_decider(game)
+    names = [("You" if s == seat else NAMES[s]) for s in range(players)]
+    layout = Layout.from_env()
+    redis_client = connect()
+    runner = _Local(layout) if (local if local is not None else is_embedded(redis_client)) else None
+    client = ServiceClient(redis_client, layout)
+    try:
+        new = client.create_game(game, names, seed=seed, bots={s: bots for s in range(players) if s != seat})
+        print(
+            f"# {game}: you are seat {seat} ({NAMES[seat]}) against {players - 1} {bots} bots; "
+            f"game {new.game_id}, seed {new.seed}",
+            file=out,
+        )
+        state = decider.initial_state()
+        version = 0
+        moved_at = time.monotonic()
+        while True:
+            for stored in client.read_events(new.game_id, after=version):
+                event = decider.parse_event(stored.data)
+                state = decider.evolve(state, event)
+                version = stored.version
+                moved_at = time.monotonic()
+                line = event_line(decider, event, seat, state, names)
+                if line:
+                    print(f"  {line}", file=out)
+            if decider.is_over(state):
+                result = decider.result(state)
+                print(f"# game over: {orjson.dumps(result).decode()}", file=out)
+                return result
+            if seat not in decider.awaited(state):
+                if time.monotonic() - moved_at > stall_timeout:
+                    print(f"# the game has not moved for {stall_timeout:.0f} s: are the rules worker and the bots "
+                          "process running (throne serve)?", file=out)  # fmt: skip
+                    return None
+                time.sleep(0.02)
+                continue
+            choice = _ask(decider, state, seat, version, inp, out)
+            if choice is None:
+                print(f"# you left game {new.game_id} at version {version}", file=out)
+                return None
+            outcome = client.send(new.game_id, seat, new.tokens[seat], choice.to_dict(), expected_version=version)
+            if not outcome.accepted and outcome.rejection is not None:
+                if outcome.rejection.code == STALE_VERSION:
+                    print("# the game moved on before your command arrived: here it is again", file=out)
+                else:
+                    print(f"# refused: {outcome.rejection.code}: {outcome.rejection.message}", file=out)
+            moved_at = time.monotonic()
+    finally:
+        if runner is not None:
+            runner.close()
+
+
+def _ask(decider: Decider, state: Any, seat: int, version: int, inp: TextIO, out: TextIO) -> Command | None:
+    options = decider.legal_commands(state, seat)
+    print("", file=out)
+    print(board_text(decider, state, seat), file=out)
+    print(f"-- your move (version {version}) --", file=out)
+    for i, command in enumerate(options, start=1):
+        print(f"{i:3d}. {command_label(decider, command, state)}", file=out)
+    while True:
+        print(f"choose 1-{len(options)} (q quits): ", end="", file=out, flush=True)
+        line = inp.readline()
+        if not line:
+            return None
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit"):
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(options):
+            return options[int(text) - 1]
+        print(f"# not a choice: {line.strip()!r}", file=out)
