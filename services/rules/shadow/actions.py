@@ -122,10 +122,21 @@ def key_of(command: Command) -> Key:
     return _KEY_OF[command.type](command)  # type: ignore[attr-defined]
 
 
+# Commands are immutable: one validated instance per (seat, key) is shared. Bounded: cleared when full.
+_commands: dict[tuple[int, Key], Command] = {}
+_COMMANDS_KEPT = 16384
+
+
 def command_of(seat: int, key: Key) -> Command:
     """The command model of a key."""
-    kind = key[0]
-    return COMMAND_TYPES[kind](seat=seat, **dict(zip(FIELDS[kind], key[1:], strict=True)))
+    command = _commands.get((seat, key))
+    if command is None:
+        kind = key[0]
+        command = COMMAND_TYPES[kind](seat=seat, **dict(zip(FIELDS[kind], key[1:], strict=True)))
+        if len(_commands) >= _COMMANDS_KEPT:
+            _commands.clear()
+        _commands[(seat, key)] = command
+    return command
 
 
 def _sid(s: GameState, i: int | None) -> str | None:

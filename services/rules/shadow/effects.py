@@ -127,11 +127,26 @@ def kill(tx: Tx, space: int, cause: str, rulings: tuple[str, ...]) -> None:
     )
 
 
+# Requests repeat (the same decision for the same seats in the same context): events are immutable, so one
+# validated instance per distinct request is shared. Bounded: cleared when full.
+_requests: dict[tuple[object, ...], ev.DecisionRequested] = {}
+_REQUESTS_KEPT = 4096
+
+
 def request(tx: Tx, decision: str, seats: tuple[int, ...], rulings: tuple[str, ...] = (), **context: object) -> None:
     """Ask for a decision: the game now waits for ``seats``."""
-    tx.emit(
-        ev.DecisionRequested(
+    key = (decision, seats, rulings, *context.items())
+    try:
+        event = _requests.get(key)
+    except TypeError:  # an unhashable context value: build it every time
+        key, event = None, None  # type: ignore[assignment]
+    if event is None:
+        event = ev.DecisionRequested(
             prompt=ev.Prompt(decision=decision, seats=seats, **context),  # type: ignore[arg-type]
             rulings=rulings,
         )
-    )
+        if key is not None:
+            if len(_requests) >= _REQUESTS_KEPT:
+                _requests.clear()
+            _requests[key] = event
+    tx.emit(event)
