@@ -8,6 +8,10 @@ Errors are typed: :class:`UnknownGame` (no such game), :class:`BadVersion` (a ve
 :class:`BadSeat` (a seat that is not in the game). All derive from :class:`ReadModelError`, which carries a
 stable ``code``.
 
+Where a read model has not caught up with a game yet (its projection worker is behind, or not running, as in
+the embedded single-process mode), the scoreboard, the audit and the seat feed are computed from the event
+store on the spot, with the same functions the projections use: the answer is the same, only slower.
+
 Shapes (stable; fields may be added, none removed):
 
 ``scoreboard(game_id)``::
@@ -30,23 +34,48 @@ with entry ``{"version", "event_type", "event", "rulings": [str], "inputs": {...
 
 ``verify(game_id)``::
 
-    {"game_id", "rules_version_recorded", "rules_version_now", "commands", "events_recorded",
-     "events_recomputed", "ok": bool, "differences": [{"version", "recorded", "recomputed",
-     "command": {...}|None, "reason"}]}
+    {"game_id", "rules_version_recorded", "rules_version_now", "commands", "commands_replayed",
+     "events_recorded", "events_recomputed", "ok": bool, "differences": [{"version", "recorded",
+     "recomputed", "command": {...}|None, "recomputed_command": {...}|None, "reason"}],
+     "outcome_changes": [{"command", "recorded", "recomputed"}], "errors": [str]}
 
 ``seat_feed(game_id, seat, after_version=0)``::
 
     {"game_id", "seat", "version", "view", "legal": [{"command": {...}, "label": str}],
      "events": [{"version", "event", "text"}], "over": bool}
+
+  ``events`` are those after ``after_version`` up to ``version`` (the view's): resume with
+  ``after_version = version``. A redacted event has ``"redacted": true`` and no secret fields.
+
+``commands(game_id)``: the command log ``[{"log_id", "version", "id", "kind", "seat", "payload", "received_ms",
+"committed_ms", "outcome"}]`` (accepted and rejected commands, in order).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import redis
 
+from projections.base import Applied, GameCtx, shown_text
+from projections.models import REPLAY_SNAPSHOT_EVERY, audit_entry, command_label, now_fields, scoreboard_doc
+from projections.store import RMKeys
+from projections.verify import VerifyError, verify_game
 from services.bus.keys import Layout
+from services.rules.decider import Decider
+from services.rules.registry import get_decider
+from services.store.eventstore import (
+    StoredEvent,
+    command_of_event,
+    read_archive,
+    read_archive_commands,
+    read_commands,
+    read_meta,
+)
 
 
 class ReadModelError(Exception):
@@ -77,41 +106,343 @@ class BadSeat(ReadModelError):
     code = "bad_seat"
 
 
+@dataclass(frozen=True, slots=True)
+class _Game:
+    game_id: str
+    shard: int
+    meta: dict[str, str]
+    decider: Decider
+    players: tuple[str, ...]
+    version: int
+    archived: bool
+
+    @property
+    def finished(self) -> bool:
+        return self.meta.get("status") in ("over", "archived")
+
+    def ctx(self, state: Any, version: int) -> GameCtx:
+        return GameCtx(self.game_id, self.shard, self.meta.get("name", ""), self.decider, self.players, state, version)
+
+
 class ReadModels:
-    """Queries over the read models of one Redis (``client``) and key layout."""
+    """Queries over the read models of one Redis (``client``) and key layout. Thread-safe."""
 
     def __init__(self, client: redis.Redis, layout: Layout | None = None) -> None:
         self.r = client
         self.layout = layout or Layout.from_env()
+        self.keys = RMKeys(self.layout)
+        self.snapshot_every = REPLAY_SNAPSHOT_EVERY
+        self._lock = threading.Lock()
+        # Decoded archives (an archived game's replay reads its whole blob once) and final states of ended games.
+        self._archives: OrderedDict[str, tuple[list[StoredEvent], list[Any]]] = OrderedDict()
+        self._finals: OrderedDict[tuple[str, int], Any] = OrderedDict()
 
+    # --- scoreboard -----------------------------------------------------------------------------------
     def scoreboard(self, game_id: str) -> dict[str, Any]:
         """The live scoreboard of one game (see the module docstring for the shape)."""
-        raise NotImplementedError  # TODO: being built
+        game = self._game(game_id)
+        raw = self.r.get(self.keys.scoreboard(game_id))
+        doc = orjson.loads(raw) if raw is not None else None
+        if doc is None:
+            # Not projected yet: the same document, from the store.
+            state, events = self._state_at(game, game.version)
+            at = events[-1].at if events else 0
+            doc = orjson.loads(orjson.dumps(scoreboard_doc(game.ctx(state, game.version), state, game.version, at)))
+        if game.archived:
+            doc["status"] = "archived"
+        return doc
 
     def leaderboard(self, limit: int = 20) -> list[dict[str, Any]]:
-        """Players by name across every finished game: games, wins, average VP; best first."""
-        raise NotImplementedError  # TODO: being built
+        """Players by name across every finished game: games, wins, average score (VP); best first."""
+        pipe = self.r.pipeline(transaction=False)
+        for part in ("games", "wins", "score", "scored"):
+            pipe.hgetall(self.keys.leaderboard(part))
+        games, wins, score, scored = ({k.decode(): v for k, v in h.items()} for h in pipe.execute())
+        rows = []
+        for name, n in games.items():
+            counted = int(scored.get(name, 0))
+            average = float(score.get(name, 0)) / counted if counted else None
+            rows.append(
+                {
+                    "player": name,
+                    "games": int(n),
+                    "wins": int(wins.get(name, 0)),
+                    "average_vp": None if average is None else round(average, 3),
+                }
+            )
+        rows.sort(key=lambda r: (-r["wins"], -(r["average_vp"] or 0.0), -r["games"], r["player"]))
+        return rows[: max(0, limit)]
 
+    # --- replay ---------------------------------------------------------------------------------------
     def replay(self, game_id: str, version: int, seat: int | None = None) -> dict[str, Any]:
         """The board after event ``version`` (0: before the first) and that event, as ``seat`` may see them."""
-        raise NotImplementedError  # TODO: being built
-
-    def audit(self, game_id: str, version: int | None = None) -> dict[str, Any]:
-        """Why each event (or the one at ``version``) happened: command, sender, time, rulings, inputs."""
-        raise NotImplementedError  # TODO: being built
-
-    def verify(self, game_id: str) -> dict[str, Any]:
-        """Re-run the game's recorded commands through the current rules; every event that differs."""
-        raise NotImplementedError  # TODO: being built
-
-    def seat_feed(self, game_id: str, seat: int | None, after_version: int = 0) -> dict[str, Any]:
-        """One seat's (None: a spectator's) view, legal commands with labels, and its events after a version."""
-        raise NotImplementedError  # TODO: being built
+        game = self._game(game_id)
+        self._check_version(game, version)
+        self._check_seat(game, seat)
+        state, events = self._state_at(game, version)
+        final = self._final(game)
+        decider = game.decider
+        shown: dict[str, Any] | None = None
+        text = "Before the first event."
+        if version >= 1:
+            event = events[-1]
+            parsed = decider.parse_event(event.data)
+            # The reader's moment: a finished game has no secrets left; a running one keeps them as of then.
+            shown = decider.redact(parsed, seat, final if final is not None else state)
+            text = shown_text(decider, parsed, shown, game.players) if shown is not None else "(not visible)"
+        return {
+            "game_id": game_id,
+            "version": version,
+            "last_version": game.version,
+            "previous": version - 1 if version > 0 else None,
+            "next": version + 1 if version < game.version else None,
+            "seat": seat,
+            "event": shown,
+            "event_text": text,
+            "view": decider.replay_view(state, seat, final),
+            "board_text": decider.render_text(state, seat, final),
+        }
 
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
-        raise NotImplementedError  # TODO: being built
+        game, state, final = self._board(game_id, version, seat)
+        return str(game.decider.render_text(state, seat, final))
 
     def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as an SVG document after ``version`` (None: the latest)."""
-        raise NotImplementedError  # TODO: being built
+        game, state, final = self._board(game_id, version, seat)
+        return str(game.decider.render_svg(state, seat, final))
+
+    def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[_Game, Any, Any]:
+        game = self._game(game_id)
+        v = game.version if version is None else version
+        self._check_version(game, v)
+        self._check_seat(game, seat)
+        state, _ = self._state_at(game, v)
+        return game, state, self._final(game)
+
+    # --- audit and verification -----------------------------------------------------------------------
+    def audit(self, game_id: str, version: int | None = None) -> dict[str, Any]:
+        """Why each event (or the one at ``version``) happened: command, sender, time, rulings, inputs."""
+        game = self._game(game_id)
+        if version is not None:
+            if not 1 <= version <= game.version:
+                raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
+            got = self.r.xrange(self.keys.audit(game_id), min=f"0-{version}", max=f"0-{version}")
+            if got:
+                return {"game_id": game_id, "entries": [orjson.loads(got[0][1][b"a"])]}
+            return {"game_id": game_id, "entries": self._audit_from_store(game, version, version)}
+        entries = [orjson.loads(f[b"a"]) for _, f in self.r.xrange(self.keys.audit(game_id))]
+        if len(entries) < game.version:
+            # The audit model is behind: the rest straight from the store.
+            entries += self._audit_from_store(game, len(entries) + 1, game.version)
+        return {"game_id": game_id, "entries": entries}
+
+    def _audit_from_store(self, game: _Game, first: int, last: int) -> list[dict[str, Any]]:
+        state, _ = self._state_at(game, first - 1)
+        decider = game.decider
+        log = {c.command_id: c for c in self._commands(game)}
+        labels: dict[str, str] = {}
+        out = []
+        before = state
+        # The label of a command is judged in the position it was sent in: fold from its first event.
+        for stored in self._events(game, first, last):
+            event = decider.parse_event(stored.data)
+            after = decider.evolve(before, event)
+            cmd = log.get(stored.command_id)
+            if cmd is not None and not (cmd.outcome.get("first_version") or 0) <= stored.version <= cmd.version:
+                cmd = None
+            if cmd is not None and cmd.command_id not in labels:
+                pre, _ = self._state_at(game, int(cmd.outcome.get("first_version", 1)) - 1)
+                labels[cmd.command_id] = command_label(game.ctx(pre, 0), cmd, pre)
+            applied = Applied(stored.version, event, stored.data, stored.at, stored.command_id, after)
+            label = labels.get(cmd.command_id) if cmd is not None else None
+            out.append(orjson.loads(orjson.dumps(audit_entry(game.ctx(after, stored.version), applied, cmd, label))))
+            before = after
+        return out
+
+    def verify(self, game_id: str) -> dict[str, Any]:
+        """Re-run the game's recorded commands through the current rules; every event that differs."""
+        try:
+            return verify_game(self.r, self.layout, game_id)
+        except VerifyError as exc:
+            raise UnknownGame(str(exc)) from None
+
+    def commands(self, game_id: str) -> list[dict[str, Any]]:
+        """The game's command log (accepted and rejected commands, in order; no tokens)."""
+        game = self._game(game_id)
+        return [
+            {
+                "log_id": c.log_id, "version": c.version, "id": c.command_id, "kind": c.kind, "seat": c.seat,
+                "payload": c.payload, "received_ms": c.received_ms, "committed_ms": c.committed_ms,
+                "outcome": c.outcome,
+            }
+            for c in self._commands(game)
+        ]  # fmt: skip
+
+    def command_of(self, game_id: str, version: int) -> dict[str, Any] | None:
+        """The logged command that wrote event ``version`` (hot games; None when unknown)."""
+        cmd = command_of_event(self.r, self.layout, game_id, version)
+        return None if cmd is None else {"id": cmd.command_id, "seat": cmd.seat, "payload": cmd.payload}
+
+    # --- seat feed ------------------------------------------------------------------------------------
+    def seat_feed(self, game_id: str, seat: int | None, after_version: int = 0) -> dict[str, Any]:
+        """One seat's (None: a spectator's) view, legal commands with labels, and its events after a version."""
+        game = self._game(game_id)
+        self._check_seat(game, seat)
+        if after_version < 0:
+            raise BadVersion(f"after_version must be >= 0, not {after_version}")
+        who = "spec" if seat is None else str(seat)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hmget(self.keys.feed_now(game_id), "version", "over", f"view:{who}", f"legal:{who}")
+        pipe.xrange(self.keys.feed(game_id, seat), min=f"0-{after_version + 1}", max="+")
+        (version_raw, over_raw, view_raw, legal_raw), entries = pipe.execute()
+        if version_raw is None:
+            # Not projected yet: the same answer, from the store. (A model a little behind answers as of its
+            # version; the client resumes from there.)
+            return self._seat_feed_from_store(game, seat, after_version)
+        version = int(version_raw)
+        events = []
+        for eid, fields in entries:
+            v = int(eid.decode().partition("-")[2])
+            if v > version:
+                break  # newer than the view read with it: the next call, from ``version``, brings it
+            events.append({"version": v, "event": orjson.loads(fields[b"e"]), "text": fields[b"x"].decode()})
+        return {
+            "game_id": game_id,
+            "seat": seat,
+            "version": version,
+            "view": orjson.loads(view_raw) if view_raw else None,
+            "legal": orjson.loads(legal_raw) if legal_raw else [],
+            "events": events,
+            "over": over_raw == b"1",
+        }
+
+    def _seat_feed_from_store(self, game: _Game, seat: int | None, after: int) -> dict[str, Any]:
+        decider = game.decider
+        state, _ = self._state_at(game, min(after, game.version))
+        events = []
+        for stored in self._events(game, after + 1, game.version):
+            event = decider.parse_event(stored.data)
+            state = decider.evolve(state, event)
+            shown = decider.redact(event, seat, state)
+            if shown is not None:
+                shown = orjson.loads(orjson.dumps(shown, default=str))
+                text = shown_text(decider, event, shown, game.players)
+                events.append({"version": stored.version, "event": shown, "text": text})
+        who = "spec" if seat is None else str(seat)
+        fields = now_fields(game.ctx(state, game.version), state, game.version)
+        now = {str(fields[i]): fields[i + 1] for i in range(0, len(fields), 2)}
+        return {
+            "game_id": game.game_id,
+            "seat": seat,
+            "version": game.version,
+            "view": orjson.loads(now[f"view:{who}"]),
+            "legal": orjson.loads(now[f"legal:{who}"]) if seat is not None else [],
+            "events": events,
+            "over": bool(decider.is_over(state)),
+        }
+
+    # --- reading the store ----------------------------------------------------------------------------
+    def _game(self, game_id: str) -> _Game:
+        if not isinstance(game_id, str) or not game_id:
+            raise UnknownGame(f"no game {game_id!r}")
+        meta = read_meta(self.r, self.layout, game_id)
+        if meta is None:
+            raise UnknownGame(f"no game {game_id}")
+        try:
+            decider = get_decider(meta.get("name", ""))
+        except (KeyError, ImportError):
+            raise UnknownGame(f"game {game_id} is a {meta.get('name')!r}, which this process does not know") from None
+        return _Game(
+            game_id=game_id,
+            shard=self.layout.shard_of(game_id),
+            meta=meta,
+            decider=decider,
+            players=tuple(orjson.loads(meta.get("players", "[]"))),
+            version=int(meta.get("version", "0")),
+            archived=meta.get("status") == "archived",
+        )
+
+    @staticmethod
+    def _check_version(game: _Game, version: int) -> None:
+        if not isinstance(version, int) or not 0 <= version <= game.version:
+            raise BadVersion(f"game {game.game_id} has versions 0..{game.version}, not {version}")
+
+    @staticmethod
+    def _check_seat(game: _Game, seat: int | None) -> None:
+        if seat is not None and not (isinstance(seat, int) and 0 <= seat < len(game.players)):
+            raise BadSeat(f"game {game.game_id} has seats 0..{len(game.players) - 1}, not {seat}")
+
+    def _archive(self, game: _Game) -> tuple[list[StoredEvent], list[Any]]:
+        with self._lock:
+            hit = self._archives.get(game.game_id)
+            if hit is not None:
+                self._archives.move_to_end(game.game_id)
+                return hit
+        blob = self.r.get(self.layout.archive(game.shard, game.game_id))
+        if blob is None:
+            return [], []
+        _, events = read_archive(blob)
+        decoded = (events, read_archive_commands(blob))
+        with self._lock:
+            self._archives[game.game_id] = decoded
+            while len(self._archives) > 32:
+                self._archives.popitem(last=False)
+        return decoded
+
+    def _events(self, game: _Game, first: int, last: int) -> list[StoredEvent]:
+        """Recorded events ``first..last`` (hot stream, or the archive)."""
+        if last < first:
+            return []
+        if game.archived:
+            return [e for e in self._archive(game)[0] if first <= e.version <= last]
+        key = self.layout.events(game.shard, game.game_id)
+        return [
+            StoredEvent(int(eid.decode().partition("-")[2]), orjson.loads(f[b"e"]), f.get(b"c", b"").decode(),
+                        int(f.get(b"t", 0)))
+            for eid, f in self.r.xrange(key, min=f"0-{first}", max=f"0-{last}")
+        ]  # fmt: skip
+
+    def _commands(self, game: _Game) -> list[Any]:
+        return self._archive(game)[1] if game.archived else read_commands(self.r, self.layout, game.game_id)
+
+    def _state_at(self, game: _Game, version: int) -> tuple[Any, list[StoredEvent]]:
+        """The state after ``version`` and the events folded to reach it (the last one is event ``version``).
+
+        Starts from the replay model's nearest snapshot at or below ``version`` (a multiple of N), so a seek
+        folds fewer than N recorded events; rules are never re-run.
+        """
+        decider = game.decider
+        base = (version // self.snapshot_every) * self.snapshot_every
+        snap = self.r.hget(self.keys.replay_snaps(game.game_id), base) if base > 0 else None
+        if snap is not None:
+            state = decider.restore(snap)
+            start = base
+        else:
+            state, start = decider.initial_state(), 0
+        # Fetch from ``start`` (or the event itself when the snapshot sits on it) to show event ``version``.
+        events = self._events(game, min(start + 1, max(version, 1)), version)
+        for stored in events:
+            if stored.version > start:
+                state = decider.evolve(state, decider.parse_event(stored.data))
+        if version >= 1 and (not events or events[-1].version != version):
+            raise BadVersion(f"event {version} of game {game.game_id} is not in the store")
+        return state, events
+
+    def _final(self, game: _Game) -> Any:
+        """The last state of an ended game (None while it runs): after the end every secret is public."""
+        if not game.finished:
+            return None
+        key = (game.game_id, game.version)
+        with self._lock:
+            if key in self._finals:
+                return self._finals[key]
+        state, _ = self._state_at(game, game.version)
+        with self._lock:
+            self._finals[key] = state
+            while len(self._finals) > 256:
+                self._finals.popitem(last=False)
+        return state
+
+

@@ -1,0 +1,102 @@
+"""What every projection shares: a game's context (decider, players, state at the applied version), the
+events of one batch with the state after each, and the base class of a read model.
+
+Game-agnostic: a game is its name in the registry and the Decider found there; nothing here knows a rule.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+import redis
+
+from events.base import Event
+from projections.store import Ops, ProjectionScripts, RMKeys
+from services.rules.decider import Decider
+
+
+@dataclass(slots=True)
+class GameCtx:
+    """A game as one projection knows it: the state after ``version``, the last version it applied."""
+
+    game_id: str
+    shard: int
+    name: str
+    decider: Decider
+    players: tuple[str, ...]
+    state: Any
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """One event of a batch: its version, the parsed event and its JSON, commit ms, command id, state after."""
+
+    version: int
+    event: Event
+    data: dict[str, Any]
+    at: int
+    command_id: str
+    state: Any
+
+
+class Projection:
+    """A read model: turns a game's new events into writes (``Ops``), applied once per (game, version).
+
+    ``write`` must depend only on the events, the states and what ``prefetch`` read from the event store, so a
+    rebuild from zero writes exactly what the live projection wrote.
+    """
+
+    name = "projection"
+
+    def prefetch(self, r: redis.Redis, keys: RMKeys, games: Sequence[tuple[GameCtx, list[Applied]]]) -> dict[str, Any]:
+        """Read what ``write`` needs beyond the events (e.g. the command log), for many games at once."""
+        return {}
+
+    def write(self, ctx: GameCtx, before: Any, batch: list[Applied], ops: Ops, keys: RMKeys, extra: Any) -> None:
+        """Queue the writes for ``batch`` (the game's next events, in order; ``before`` the state before it)."""
+        raise NotImplementedError
+
+    def before_apply(
+        self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, ctx: GameCtx, batch: list[Applied]
+    ) -> None:
+        """Writes outside the game's slot that must happen once (idempotent by themselves), before the apply."""
+
+    def clear_extra(self, r: redis.Redis, keys: RMKeys) -> None:
+        """Delete the model's keys outside the shards (a rebuild clears the per-shard ones itself)."""
+
+
+@cache
+def _describe_takes_players(kind: type) -> bool:
+    try:
+        params = inspect.signature(kind.describe).parameters
+    except (TypeError, ValueError):
+        return False
+    return len(params) >= 3 or any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params.values())
+
+
+def describe(decider: Decider, event: Event, players: Sequence[str]) -> str:
+    """The event in plain words, with player names where the decider's ``describe`` accepts them."""
+    if _describe_takes_players(type(decider)):
+        return str(decider.describe(event, players))  # type: ignore[call-arg]
+    return str(decider.describe(event))
+
+
+def shown_text(decider: Decider, event: Event, shown: dict[str, Any], players: Sequence[str]) -> str:
+    """The text of an event as a seat sees it: the decider's safe ``summary`` of a redacted event."""
+    if shown.get("redacted"):
+        return str(shown.get("summary") or f"{shown.get('type', 'event')} (details hidden)")
+    return describe(decider, event, players)
+
+
+def iso_ms(ms: int | None) -> str | None:
+    """A ms timestamp as ISO 8601 UTC (None stays None)."""
+    if not ms:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+

@@ -1,0 +1,138 @@
+"""Where the read models live in Redis, and how a projection writes them (once per game and version).
+
+Per-game keys carry the game's shard hash tag, so one game's slice of a model, and its checkpoint, are written
+by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
+
+    throne:{s17}:rm:<model>:applied            hash    game id -> last version applied (the model's checkpoint)
+    throne:{s17}:rm:scoreboard:<gid>           string  the game's scoreboard (JSON)
+    throne:{s17}:rm:replay:<gid>:snaps         hash    version -> decider snapshot, every N versions and the end
+    throne:{s17}:rm:audit:<gid>                stream  id 0-<version>: ``a`` the audit entry of that event (JSON)
+    throne:{s17}:rm:feed:<gid>:<seat>|spec     stream  id 0-<version>: ``e`` the event as that seat sees it, ``x`` text
+    throne:{s17}:rm:feed:<gid>:now             hash    ``version``, ``view:<seat>``, ``legal:<seat>``, ``view:spec``
+
+The leaderboard spans games, so it has a tag of its own::
+
+    throne:{lb}:rm:leaderboard:counted|games|wins|score|scored    set / hashes by player name
+
+Each model reads the shards' feeds with its own consumer group ``proj:<model>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import redis
+
+from services.bus.keys import Layout
+
+MODELS = ("scoreboard", "replay", "audit", "feed")
+"""Every read model, in the order ``run`` starts them."""
+
+
+def group_of(model: str) -> str:
+    """The consumer group of a model on every shard's feed."""
+    return f"proj:{model}"
+
+
+@dataclass(frozen=True, slots=True)
+class RMKeys:
+    """Key names of the read models for one layout (prefix and shard count)."""
+
+    layout: Layout
+
+    def tag(self, game_id: str) -> str:
+        """The shard tag prefix of a game's read-model keys."""
+        return f"{self.layout.tag(self.layout.shard_of(game_id))}:rm"
+
+    def applied(self, shard: int, model: str) -> str:
+        """A model's checkpoint hash on a shard: game id -> last applied version."""
+        return f"{self.layout.tag(shard)}:rm:{model}:applied"
+
+    def model_pattern(self, shard: int, model: str) -> str:
+        """A SCAN pattern matching every key of ``model`` on ``shard`` (for a rebuild)."""
+        # Redis glob treats [ and ] specially, braces not; the prefix is ours and holds neither.
+        return f"{self.layout.tag(shard)}:rm:{model}:*"
+
+    def scoreboard(self, game_id: str) -> str:
+        """A game's scoreboard JSON."""
+        return f"{self.tag(game_id)}:scoreboard:{game_id}"
+
+    def replay_snaps(self, game_id: str) -> str:
+        """A game's replay snapshots (hash version -> snapshot)."""
+        return f"{self.tag(game_id)}:replay:{game_id}:snaps"
+
+    def audit(self, game_id: str) -> str:
+        """A game's audit stream (one entry per event, id 0-<version>)."""
+        return f"{self.tag(game_id)}:audit:{game_id}"
+
+    def feed(self, game_id: str, seat: int | None) -> str:
+        """One seat's (None: the spectators') event feed of a game."""
+        who = "spec" if seat is None else str(seat)
+        return f"{self.tag(game_id)}:feed:{game_id}:{who}"
+
+    def feed_now(self, game_id: str) -> str:
+        """A game's current views and legal commands per seat."""
+        return f"{self.tag(game_id)}:feed:{game_id}:now"
+
+    def leaderboard(self, part: str) -> str:
+        """A leaderboard key: ``counted``, ``games``, ``wins``, ``score`` or ``scored``."""
+        return f"{self.layout.prefix}:{{lb}}:rm:leaderboard:{part}"
+
+    def leaderboard_pattern(self) -> str:
+        """A SCAN pattern of every leaderboard key."""
+        return f"{self.layout.prefix}:{{lb}}:rm:leaderboard:*"
+
+
+@cache
+def _source(name: str) -> str:
+    return resources.files("projections").joinpath(f"{name}.lua").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionScripts:
+    """SHA1s of the projections' Lua scripts (loaded with SCRIPT LOAD; reload after NOSCRIPT)."""
+
+    apply: str
+    count_game: str
+
+    @classmethod
+    def load(cls, client: redis.Redis) -> ProjectionScripts:
+        """Load both scripts and check the server's SHA1s are ours."""
+        shas: dict[str, str] = {}
+        for name in ("apply", "count_game"):
+            sha = client.script_load(_source(name))
+            text = sha.decode() if isinstance(sha, bytes) else sha
+            assert text == hashlib.sha1(_source(name).encode()).hexdigest(), name
+            shas[name] = text
+        return cls(**shas)
+
+
+@dataclass(slots=True)
+class Ops:
+    """The writes of one game's slice of a model, for the apply script: ``(command, key, *args)`` in order."""
+
+    keys: list[str] = field(default_factory=list)
+    ops: list[tuple[str, int, tuple[Any, ...]]] = field(default_factory=list)
+    _index: dict[str, int] = field(default_factory=dict)
+
+    def add(self, command: str, key: str, *args: Any) -> None:
+        """Queue one write (``HSET``, ``XADD``, ``SET``, ``DEL`` ...) of ``key``."""
+        idx = self._index.get(key)
+        if idx is None:
+            self.keys.append(key)
+            idx = self._index[key] = len(self.keys) + 1  # KEYS[1] is the checkpoint
+        self.ops.append((command, idx, args))
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def script_args(self, checkpoint: str, game_id: str, expected: int, new: int) -> list[Any]:
+        """``EVALSHA apply`` arguments after the SHA: numkeys, keys, then argv."""
+        argv: list[Any] = [game_id, expected, new, len(self.ops)]
+        for command, idx, args in self.ops:
+            argv += [len(args) + 2, command, idx, *args]
+        return [1 + len(self.keys), checkpoint, *self.keys, *argv]

@@ -1,0 +1,177 @@
+"""Verification: re-run a game's recorded commands through the current rules and compare the events.
+
+The recorded commands (the event store's command log, archive included) are replayed in their order, each
+with the seat that sent it, from ``decider.start(players, settings, seed)``; the events this produces are
+compared, version by version and as JSON, with the recorded ones. Every event that differs is reported with
+the command behind it on each side. A dispute, or a change of the rules code, thus shows exactly which games
+(and which moves of them) would have gone differently.
+
+Commands the service refused before any rule was applied (wrong token, stale version, bad envelope, game
+over, ...) are not replayed: the rules never saw them. A command whose outcome changes (accepted then,
+refused now, or another rejection code) is listed under ``outcome_changes`` as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import redis
+
+from events.base import Event, Rejection
+from services.bus import envelope as env_mod
+from services.bus.keys import Layout
+from services.rules.decider import Decider
+from services.rules.registry import get_decider
+from services.store.eventstore import StoredCommand, read_commands, read_events, read_meta
+
+SERVICE_CODES = frozenset(
+    {
+        env_mod.BAD_ENVELOPE,
+        env_mod.UNKNOWN_GAME,
+        env_mod.WRONG_TOKEN,
+        env_mod.STALE_VERSION,
+        env_mod.PAYLOAD_TOO_LARGE,
+        env_mod.NOT_JSON,
+        env_mod.GAME_OVER,
+        env_mod.GAME_EXISTS,
+        env_mod.DEAD_LETTER,
+    }
+)
+"""Rejections the service gives before the rules see a command (``bad_command`` is the rules' parser's)."""
+
+
+class VerifyError(Exception):
+    """The game cannot be verified (unknown game, no decider for its name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Made:
+    data: dict[str, Any]
+    command: StoredCommand | None
+
+
+def _command_doc(cmd: StoredCommand | None) -> dict[str, Any] | None:
+    if cmd is None:
+        return None
+    return {
+        "id": cmd.command_id,
+        "kind": cmd.kind,
+        "seat": cmd.seat,
+        "payload": cmd.payload,
+        "committed_ms": cmd.committed_ms,
+        "outcome": cmd.outcome.get("status"),
+    }
+
+
+def _norm(event: Event) -> dict[str, Any]:
+    # Through JSON, like the recorded side (tuples become lists, enums strings).
+    return orjson.loads(event.to_json())
+
+
+def verify_game(
+    client: redis.Redis, layout: Layout, game_id: str, deciders: Callable[[str], Decider] = get_decider
+) -> dict[str, Any]:
+    """The verification report of one game (see the module docstring and ``projections.api.ReadModels``)."""
+    meta = read_meta(client, layout, game_id)
+    if meta is None:
+        raise VerifyError(f"no game {game_id}")
+    try:
+        decider = deciders(meta.get("name", ""))
+    except (KeyError, ImportError):
+        raise VerifyError(f"no decider for game name {meta.get('name')!r}") from None
+    recorded = read_events(client, layout, game_id)
+    log = read_commands(client, layout, game_id)
+    by_id = {c.command_id: c for c in log}
+    create = next((c for c in log if c.kind == "create" and c.accepted), None)
+    players = orjson.loads(meta.get("players", "[]"))
+    settings = orjson.loads(meta.get("settings", "{}"))
+    seed = int(meta.get("seed", "0"))
+
+    made: list[_Made] = []
+    outcome_changes: list[dict[str, Any]] = []
+    errors: list[str] = []
+    state = decider.initial_state()
+    try:
+        for event in decider.start(players, settings, seed):
+            made.append(_Made(_norm(event), create))
+            state = decider.evolve(state, event)
+    except Exception as exc:  # the current rules cannot even open it: every event differs
+        errors.append(f"start failed: {exc!r}")
+    if not log:
+        errors.append("no command log: the game was recorded before commands were logged")
+    replayed = 0
+    for cmd in log if not errors else ():
+        if cmd.kind != "cmd":
+            continue
+        code = (cmd.outcome.get("rejection") or {}).get("code")
+        if not cmd.accepted and code in SERVICE_CODES:
+            continue
+        replayed += 1
+        payload = cmd.payload if isinstance(cmd.payload, dict) else None
+        try:
+            if payload is None or cmd.seat is None:
+                raise ValueError("the logged command is not a JSON object with a seat")
+            command = decider.parse_command({**payload, "seat": cmd.seat})
+            result: list[Event] | Rejection = decider.decide(state, command)
+        except Exception as exc:
+            # bad_command now (and maybe then); a decider that raises is a difference too.
+            result = Rejection(code=env_mod.BAD_COMMAND, message=str(exc)[:300])
+        now_code = result.code if isinstance(result, Rejection) else None
+        if (cmd.accepted and now_code is not None) or (not cmd.accepted and now_code != code):
+            outcome_changes.append(
+                {
+                    "command": _command_doc(cmd),
+                    "recorded": "accepted" if cmd.accepted else f"rejected: {code}",
+                    "recomputed": "accepted" if now_code is None else f"rejected: {now_code}",
+                }
+            )
+        if isinstance(result, Rejection):
+            continue
+        for event in result:
+            made.append(_Made(_norm(event), cmd))
+            state = decider.evolve(state, event)
+
+    differences: list[dict[str, Any]] = []
+    for i in range(max(len(recorded), len(made))):
+        rec = recorded[i] if i < len(recorded) else None
+        new = made[i] if i < len(made) else None
+        rec_data = rec.data if rec is not None else None
+        new_data = new.data if new is not None else None
+        if rec_data == new_data:
+            continue
+        if rec_data is None:
+            reason = "an event the recorded game does not have"
+        elif new_data is None:
+            reason = "the current rules do not produce this event"
+        elif rec_data.get("type") != new_data.get("type"):
+            reason = f"{rec_data.get('type')} recorded, {new_data.get('type')} now"
+        else:
+            changed = sorted(k for k in set(rec_data) | set(new_data) if rec_data.get(k) != new_data.get(k))
+            reason = f"{rec_data.get('type')} differs in {', '.join(changed)}"
+        differences.append(
+            {
+                "version": i + 1,
+                "recorded": rec_data,
+                "recomputed": new_data,
+                "command": _command_doc(by_id.get(rec.command_id) if rec is not None else None),
+                "recomputed_command": _command_doc(new.command if new is not None else None),
+                "reason": reason,
+            }
+        )
+    return {
+        "game_id": game_id,
+        "name": meta.get("name"),
+        "rules_version_recorded": meta.get("rules_version"),
+        "rules_version_now": getattr(decider, "rules_version", None),
+        "commands": len([c for c in log if c.kind == "cmd"]),
+        "commands_replayed": replayed,
+        "events_recorded": len(recorded),
+        "events_recomputed": len(made),
+        "ok": not differences and not outcome_changes and not errors,
+        "differences": differences,
+        "outcome_changes": outcome_changes,
+        "errors": errors,
+    }
