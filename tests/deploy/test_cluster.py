@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +16,9 @@ import redis
 
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.client import ServiceClient
-from services.bus.connection import connect, is_cluster
+from services.bus.connection import cluster_url, connect, is_cluster
 from services.bus.keys import GROUP, Layout
+from services.bus.streams import GroupReader
 from services.demo import play_through_streams
 from services.log import configure
 from services.rules.registry import get_decider
@@ -170,3 +172,50 @@ def test_given_a_started_cluster_when_the_script_stops_it_then_its_servers_are_g
     assert not data.exists() and not (state / "pids").exists()
     # And asking for its URL now fails
     assert run_script(state, "url").returncode != 0
+
+
+def test_cluster_urls_are_recognised_by_scheme_or_by_redis_cluster_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REDIS_CLUSTER", raising=False)
+    assert cluster_url("redis+cluster://10.0.0.1:7000/0") == "redis://10.0.0.1:7000/0"
+    assert cluster_url("rediss+cluster://h:7000") == "rediss://h:7000"
+    assert cluster_url("redis://h:6379/0") is None
+    monkeypatch.setenv("REDIS_CLUSTER", "1")
+    assert cluster_url("redis://h:6379/0") == "redis://h:6379/0"
+
+
+def test_given_redis_cluster_1_and_a_plain_url_then_connect_makes_a_cluster_client(
+    cluster: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, _ = cluster
+    monkeypatch.setenv("REDIS_CLUSTER", "1")
+    monkeypatch.setenv("REDIS_URL", url.replace("redis+cluster://", "redis://"))
+    client = connect()
+    assert is_cluster(client) and client.ping()
+
+
+def test_given_idle_shards_on_the_cluster_when_read_with_block_then_it_waits_and_wakes_on_a_new_entry(
+    cluster: tuple[str, Path],
+) -> None:
+    url, _ = cluster
+    layout = Layout(prefix="tclr", shards=6)
+    client = connect(url)
+    keys = [layout.cmds(s) for s in range(layout.shards)]
+    for key in keys:
+        with contextlib.suppress(redis.ResponseError):
+            client.xgroup_create(key, "g", id="$", mkstream=True)
+    reader = GroupReader(client, "g", "c1", poll_ms=5)
+    # Given every shard idle, a blocking read waits about its block time, then returns nothing
+    t0 = time.monotonic()
+    assert reader.read(dict.fromkeys(keys, ">"), count=10, block_ms=150) == []
+    assert 0.14 <= time.monotonic() - t0 < 1.0
+    # When an entry arrives on one shard while a read blocks
+    threading.Timer(0.05, lambda: connect(url).xadd(keys[4], {"x": "1"})).start()
+    t0 = time.monotonic()
+    got = reader.read(dict.fromkeys(keys, ">"), count=10, block_ms=2000, noack=True)
+    # Then the read returns it within a few polls, and (noack) nothing stays pending
+    assert time.monotonic() - t0 < 0.5
+    assert [(key, [f for _, f in entries]) for key, entries in got] == [(keys[4].encode(), [{b"x": b"1"}])]
+    assert client.xpending(keys[4], "g")["pending"] == 0
+    # And a group that does not exist is an error, as on a single Redis
+    with pytest.raises(redis.ResponseError):
+        GroupReader(client, "no-such-group", "c1").read({keys[0]: ">"}, count=1)
