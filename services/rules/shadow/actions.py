@@ -518,10 +518,12 @@ def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     return [("UsePalatinatePrivilege", ekey, push) for ekey, pushes in _pushes_with_ids(census(s)) for push in pushes]
 
 
-# The latest enumeration: (state, seat, keys, {command type: (start, end) in keys}). A state is immutable and
-# this holds it, so the same identity means the same state: ``is_legal`` answers from it without enumerating
-# again (the random bot and the rules worker list the options of the very state they then execute on).
-_last_keys: tuple[GameState, int, list[Key], dict[str, tuple[int, int]]] | None = None
+# The latest enumeration: (state, seat, keys, end of each command type's keys in OPTIONS order). A state is
+# immutable and this holds it, so the same identity means the same state: ``is_legal`` answers from it without
+# enumerating again (the random bot and the rules worker list the options of the very state they execute on).
+_last_keys: tuple[GameState, int, list[Key], list[int]] | None = None
+# Per decision, each command type's position in OPTIONS order.
+_POSITION: dict[str, dict[str, int]] = {}
 
 
 def legal_keys(s: GameState, seat: int) -> list[Key]:
@@ -531,12 +533,11 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
     if p is None or seat not in awaited(s):
         return []
     keys: list[Key] = []
-    spans: dict[str, tuple[int, int]] = {}
-    for command_type, fn in OPTIONS[p.decision].items():
-        start = len(keys)
+    ends: list[int] = []
+    for fn in OPTIONS[p.decision].values():
         keys += fn(s, seat, p)
-        spans[command_type] = (start, len(keys))
-    _last_keys = (s, seat, keys, spans)
+        ends.append(len(keys))
+    _last_keys = (s, seat, keys, ends)
     return keys.copy()
 
 
@@ -545,9 +546,13 @@ def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key)
     awaited ``seat`` now: exactly ``key in OPTIONS[p.decision][command_type](s, seat, p)``."""
     last = _last_keys
     if last is not None and last[0] is s and last[1] == seat:
-        start, end = last[3][command_type]
+        positions = _POSITION.get(p.decision)
+        if positions is None:
+            positions = _POSITION[p.decision] = {t: i for i, t in enumerate(OPTIONS[p.decision])}
+        i = positions[command_type]
+        ends = last[3]
         try:
-            last[2].index(key, start, end)
+            last[2].index(key, ends[i - 1] if i else 0, ends[i])
         except ValueError:
             return False
         return True

@@ -37,10 +37,10 @@ def _span(spaces: tuple[int, ...]) -> tuple[int, int]:
 
 
 class Tables:
-    """A layout by index: names of spaces and electorates (to build command keys) and, per electorate, the
-    slices of its aristocrat, castle and city spaces."""
+    """A layout by index: names of spaces and electorates (to build command keys), per electorate the slices
+    of its aristocrat, castle and city spaces, and the stack size of each card per number of players."""
 
-    __slots__ = ("aristocrats", "castles", "cities", "ekeys", "layout", "sids")
+    __slots__ = ("aristocrats", "castles", "cities", "ekeys", "layout", "sids", "stacks")
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
@@ -49,6 +49,7 @@ class Tables:
         self.aristocrats = tuple(_span(e.aristocrats) for e in layout.electorates)
         self.castles = tuple(_span(e.castles) for e in layout.electorates)
         self.cities = tuple(_span(e.cities) for e in layout.electorates)
+        self.stacks = {n: {k: c.stack_size(n) for k, c in layout.cards.items()} for n in (2, 3, 4)}
 
 
 _tables: dict[int, Tables] = {}
@@ -336,7 +337,10 @@ def cards_taken(s: GameState, card: str) -> int:
 
 def stack_available(s: GameState, card: str) -> bool:
     """Whether a card of this type is left in its stack this round [B5]."""
-    return cards_taken(s, card) < s.layout.cards[card].stack_size(s.n)
+    c = census(s)
+    sizes = c.t.stacks.get(len(s.players))
+    size = s.layout.cards[card].stack_size(s.n) if sizes is None else sizes[card]
+    return c.taken.get(card, 0) < size
 
 
 def same_option(s: GameState, a: int, b: int) -> bool:
