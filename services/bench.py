@@ -30,7 +30,7 @@ from services.rules.decider import Decider
 from services.rules.registry import get_decider
 
 NAMES = ("Red", "Green", "Blue", "Yellow")
-OPTIONAL_SECTION_MODULES = ("services.bench_service", "services.bots.bench")
+OPTIONAL_SECTION_MODULES = ("services.bench_service", "services.bots.bench", "services.gateway.bench")
 
 
 @dataclass

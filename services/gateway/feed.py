@@ -24,7 +24,6 @@ import contextlib
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
-from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from services.bus.keys import GAME_ID_RE
@@ -106,7 +105,7 @@ async def _drain(websocket: WebSocket) -> None:
 async def _push(gw: Gateway, websocket: WebSocket, game_id: str, seat: int | None, after: int) -> None:
     last = after
     while True:
-        pos, items = await run_in_threadpool(gw.history, game_id, last)
+        pos, items = await gw.history_async(game_id, last)
         if last > pos.version:
             await websocket.send_json(
                 E.error_body(E.BAD_REQUEST, f"after={last} is beyond the game's last version {pos.version}")

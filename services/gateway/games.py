@@ -136,7 +136,7 @@ class Directory:
         with self._lock:
             cached = self._positions.get(game_id)
         pos = self._refresh(cached) if cached is not None else self._load(game_id)
-        return self._keep(pos)
+        return self.keep(pos)
 
     def history(self, game_id: str, after: int) -> tuple[Position, History]:
         """The latest position and every event after version ``after`` with the state after each.
@@ -145,16 +145,30 @@ class Directory:
         folding the whole game again (a feed resumed from long ago).
         """
         pos = self.position(game_id)
-        if after >= pos.version:
-            return pos, []
-        first = pos.recent[0][0] if pos.recent else pos.version + 1
-        if first <= after + 1:
-            return pos, [item for item in pos.recent if item[0] > after]
+        items = self.recent_after(pos, after)
+        if items is not None:
+            return pos, items
         full = self._fold_all(pos.info, pos.status, keep_all=True)
-        self._keep(Position(full.info, full.state, full.version, full.status, full.recent[-self.recent :]))
+        self.keep(Position(full.info, full.state, full.version, full.status, full.recent[-self.recent :]))
         return full, [item for item in full.recent if item[0] > after]
 
-    def _keep(self, pos: Position) -> Position:
+    @staticmethod
+    def recent_after(pos: Position, after: int) -> History | None:
+        """The events of ``pos.recent`` after version ``after``, or None if they do not reach back that far."""
+        if after >= pos.version:
+            return []
+        first = pos.recent[0][0] if pos.recent else pos.version + 1
+        if first <= after + 1:
+            return [item for item in pos.recent if item[0] > after]
+        return None
+
+    def cached_position(self, game_id: str) -> Position | None:
+        """The cached position of a game, however old (no IO)."""
+        with self._lock:
+            return self._positions.get(game_id)
+
+    def keep(self, pos: Position) -> Position:
+        """Cache ``pos`` unless a position further on is cached already; returns ``pos``."""
         gid = pos.info.game_id
         with self._lock:
             current = self._positions.get(gid)
@@ -202,15 +216,31 @@ class Directory:
 
     def _refresh(self, pos: Position) -> Position:
         gid = pos.info.game_id
-        shard = self.layout.shard_of(gid)
         if pos.status == "archived":
             return pos  # nothing changes once archived
         pipe = self.r.pipeline(transaction=False)
-        pipe.hmget(self.layout.meta(shard, gid), "version", "status")
-        pipe.xrange(self.layout.events(shard, gid), min=eventstore.event_id(pos.version + 1), max="+")
-        (raw_version, raw_status), entries = pipe.execute()
+        for name, args in self.refresh_reads(pos):
+            getattr(pipe, name)(*args)
+        moved = self.advance(pos, *pipe.execute())
+        return moved if moved is not None else self._load(gid)
+
+    def refresh_reads(self, pos: Position) -> list[tuple[str, tuple[Any, ...]]]:
+        """The two reads that bring ``pos`` up to date, as (method, args) for a sync or an asyncio pipeline."""
+        gid = pos.info.game_id
+        shard = self.layout.shard_of(gid)
+        return [
+            ("hmget", (self.layout.meta(shard, gid), "version", "status")),
+            ("xrange", (self.layout.events(shard, gid), eventstore.event_id(pos.version + 1), "+")),
+        ]
+
+    def advance(self, pos: Position, meta: list[bytes | None], entries: list[Any]) -> Position | None:
+        """``pos`` moved on by the results of :meth:`refresh_reads` (no IO); None: reload the game instead.
+
+        Raises :class:`NoSuchGame` when the game's metadata is gone.
+        """
+        raw_version, raw_status = meta
         if raw_version is None:
-            raise NoSuchGame(gid)
+            raise NoSuchGame(pos.info.game_id)
         stored, status = int(raw_version), raw_status.decode() if raw_status else "active"
         if not entries and stored == pos.version:
             return pos if status == pos.status else Position(pos.info, pos.state, pos.version, status, pos.recent)
@@ -220,13 +250,13 @@ class Directory:
         for eid, fields in entries:
             v = eventstore.version_of(eid)
             if v != version + 1:  # a gap can only mean the stream was trimmed meanwhile: start over
-                return self._load(gid)
+                return None
             event = decider.parse_event(fields[b"e"])
             state = decider.evolve(state, event)
             version = v
             recent.append((v, event, state))
         if version < stored and status == "archived":
-            return self._load(gid)  # fewer events than the meta said before them: the stream went to the archive
+            return None  # fewer events than the meta said before them: the stream went to the archive
         # Events committed after HMGET ran are simply picked up next time.
         return Position(pos.info, state, version, status, tuple(recent[-self.recent :]))
 

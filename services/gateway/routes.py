@@ -190,7 +190,7 @@ async def chat(body: ChatRequest, request: Request, game_id: str = GameId) -> Ch
     token = _token(request)
     seat = seat_of(info, token)
     assert token is not None
-    pos = await run_in_threadpool(gw.position, game_id)
+    pos = await gw.position_async(game_id)
     decider = info.decider
     commands = [] if pos.over else decider.legal_commands(pos.state, seat)
     labels = [label_of(decider, c, pos.state) for c in commands]
@@ -221,7 +221,7 @@ async def chat(body: ChatRequest, request: Request, game_id: str = GameId) -> Ch
             "version": done.version,
             "events": [_event_line(gw, info, e.event) for e in done.events],
         }
-        pos = await run_in_threadpool(gw.position, game_id)
+        pos = await gw.position_async(game_id)
         commands = [] if pos.over else decider.legal_commands(pos.state, seat)
         labels = [label_of(decider, c, pos.state) for c in commands]
     board = await run_in_threadpool(_board_text, gw, pos, seat)

@@ -82,6 +82,37 @@ class Gateway:
         except NoSuchGame:
             raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
 
+    async def position_async(self, game_id: str) -> Position:
+        """:meth:`position` on the event loop when the game is cached (one pipelined round trip, then folding
+        the few new events here); a game not cached yet is loaded in the thread pool."""
+        moved = await self._advance_cached(game_id)
+        return moved if moved is not None else await run_in_threadpool(self.position, game_id)
+
+    async def history_async(self, game_id: str, after: int) -> tuple[Position, History]:
+        """:meth:`history` on the event loop when the cached position reaches back to ``after``."""
+        moved = await self._advance_cached(game_id)
+        if moved is not None:
+            items = self.directory.recent_after(moved, after)
+            if items is not None:
+                return moved, items
+        return await run_in_threadpool(self.history, game_id, after)
+
+    async def _advance_cached(self, game_id: str) -> Position | None:
+        # The command path stays off the thread pool: a thread hop per command, and threads contending with
+        # the event loop for the GIL, cost more than folding a handful of events right here.
+        directory = self.directory
+        pos = directory.cached_position(game_id)
+        if pos is None or pos.status == "archived":
+            return None
+        pipe = self.bus.r.pipeline(transaction=False)
+        for name, args in directory.refresh_reads(pos):
+            getattr(pipe, name)(*args)
+        try:
+            moved = directory.advance(pos, *(await pipe.execute()))
+        except NoSuchGame:
+            raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
+        return directory.keep(moved) if moved is not None else None
+
     def seat_events(self, pos: Position, items: History, seat: int | None, upto: int | None = None) -> list[SeatEvent]:
         """Events as ``seat`` may see them.
 
@@ -177,7 +208,7 @@ class Gateway:
         if not outcome.accepted:
             raise rejection_error(outcome)
         first = outcome.first_version or (outcome.version or 0) + 1
-        pos, items = await run_in_threadpool(self.history, outcome.game_id, first - 1)
+        pos, items = await self.history_async(outcome.game_id, first - 1)
         return CommandResult(
             command_id=outcome.command_id,
             first_version=first,

@@ -1,0 +1,207 @@
+"""The gateway's section of ``make bench`` (picked up by services/bench.py through ``SECTIONS``).
+
+Everything runs as in production, each in its own process: redis-server (REDIS_URL if set, else one of its own
+on a free loopback port), one rules worker (``python -m services.worker``) and one gateway
+(``python -m services.gateway``, uvicorn). This process is the HTTP client (httpx). Games recorded with random
+bots are created on the bus; then every command goes through HTTP, ``POST /games/{id}/commands`` with the
+seat's token and the version it expects, and the reply (the outcome with the events as that seat sees them)
+is awaited.
+
+Figures:
+
+* ``gateway_commands_per_s``: commands per second through the gateway, ``concurrency`` games in flight (each
+  game's commands one after the other, as its players would send them);
+* ``gateway_latency_p50_ms`` (and ``p99``): HTTP command to outcome, one command at a time (no queueing:
+  what one player waits for);
+* ``gateway_loaded_latency_p50_ms``: the same during the throughput run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from services.bus.client import ServiceClient
+from services.bus.envelope import CommandEnvelope
+from services.bus.keys import Layout
+from services.log import configure
+from services.worker import perf
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running_gateway(url: str, layout: Layout) -> Iterator[str]:
+    """``python -m services.gateway`` on a free loopback port (no rate limit), until the block ends."""
+    port = _free_port()
+    cmd = [
+        sys.executable, "-m", "services.gateway", "--redis-url", url, "--prefix", layout.prefix,
+        "--shard-count", str(layout.shards), "--host", "127.0.0.1", "--port", str(port),
+        "--rate", "1e9", "--burst", "1000000000", "--log-level", "warning",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(base + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the gateway process did not start")
+            time.sleep(0.05)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _create(url: str, layout: Layout, scripts: Sequence[perf.GameScript], tag: str) -> list[list[CommandEnvelope]]:
+    """Create the scripts' games on the bus (not timed); their commands, per game."""
+    client = ServiceClient(redis.Redis.from_url(url), layout)
+    games = [s.envelopes(f"{tag}{i}") for i, s in enumerate(scripts)]
+    client.submit_many([create for create, _ in games])
+    for create, _ in games:
+        if not client.wait(create.game_id, create.command_id, timeout=30).accepted:
+            raise RuntimeError(f"game {create.game_id} not created")
+    return [commands for _, commands in games]
+
+
+def _play(http: httpx.Client, commands: Sequence[CommandEnvelope], samples: list[float]) -> None:
+    for env in commands:
+        t0 = time.perf_counter()
+        r = http.post(
+            f"/games/{env.game_id}/commands",
+            json={"command": env.payload, "expected_version": env.expected_version},
+            headers={"Authorization": f"Bearer {env.token}"},
+        )
+        samples.append((time.perf_counter() - t0) * 1000)
+        if r.status_code != 200:
+            raise RuntimeError(f"command refused: {r.status_code} {r.text[:300]}")
+
+
+def _run(base: str, per_game: Sequence[Sequence[CommandEnvelope]], concurrency: int) -> tuple[float, list[float]]:
+    """Play the games ``concurrency`` at a time; returns (elapsed seconds, latency samples in ms).
+
+    One thread per game in flight, each with its own keep-alive connection: the synchronous httpx client costs
+    the measuring process far less CPU per request than the asyncio one, and this process shares the machine
+    with the gateway.
+    """
+    samples: list[float] = []
+    errors: list[BaseException] = []
+    queue = list(per_game)
+    lock = threading.Lock()
+
+    def lane() -> None:
+        local: list[float] = []
+        try:
+            with httpx.Client(base_url=base, timeout=30) as http:
+                while True:
+                    with lock:
+                        if not queue:
+                            break
+                        commands = queue.pop()
+                    _play(http, commands, local)
+        except BaseException as exc:
+            errors.append(exc)
+        with lock:
+            samples.extend(local)
+
+    threads = [threading.Thread(target=lane) for _ in range(concurrency)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    if errors:
+        raise errors[0]
+    return elapsed, samples
+
+
+def measure_gateway(
+    url: str, scripts: Sequence[perf.GameScript], concurrency: int = 16, latency_commands: int = 300
+) -> dict[str, Any]:
+    """Throughput and latency of commands through a gateway process in front of a worker process on ``url``."""
+    layout = Layout(prefix=f"gw{uuid.uuid4().hex[:6]}", shards=16)
+    worker = perf.spawn_worker(url, layout)
+    r = redis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + 20
+        while not all(r.exists(layout.lease(s)) for s in range(layout.shards)):
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError("the worker process did not take its leases")
+            time.sleep(0.05)
+        with running_gateway(url, layout) as base:
+            # Unloaded latency: one game after another, one command at a time (after a short warm-up).
+            solo = _create(url, layout, scripts[:2], "solo")
+            warm, timed = solo[0][:30], [c for game in solo for c in game][30 : 30 + latency_commands]
+            _run(base, [warm], 1)
+            _, one_at_a_time = _run(base, [timed], 1)
+            # Throughput: many games in flight.
+            per_game = _create(url, layout, scripts, "load")
+            elapsed, loaded = _run(base, per_game, concurrency)
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+            r.unlink(key)
+    one_at_a_time.sort()
+    loaded.sort()
+    return {
+        "gateway_commands_per_s": round(len(loaded) / elapsed, 1),
+        "gateway_commands": len(loaded),
+        "gateway_concurrency": concurrency,
+        "gateway_latency_p50_ms": round(statistics.median(one_at_a_time), 3),
+        "gateway_latency_p99_ms": round(perf._percentile(one_at_a_time, 0.99), 3),
+        "gateway_loaded_latency_p50_ms": round(statistics.median(loaded), 3),
+        "gateway_loaded_latency_p99_ms": round(perf._percentile(loaded, 0.99), 3),
+    }
+
+
+def bench(ctx: Any) -> dict[str, Any]:
+    """Measure the gateway; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
+    configure("warning")
+    quick = getattr(ctx, "games", 200) < 20
+    game = getattr(getattr(ctx, "decider", None), "name", "shadow")
+    scripts = perf.record_games(game, 4 if quick else 24, seed=getattr(ctx, "seed", 1) + 1000)
+    with perf.local_redis(os.environ.get("REDIS_URL")) as url:
+        figures = measure_gateway(url, scripts, concurrency=8 if quick else 16, latency_commands=60 if quick else 300)
+    ctx.say(
+        f"gateway: {figures['gateway_commands']} HTTP commands, {figures['gateway_concurrency']} games in flight = "
+        f"{figures['gateway_commands_per_s']:,.0f} commands/s (p50 {figures['gateway_loaded_latency_p50_ms']} ms); "
+        f"one at a time: p50 {figures['gateway_latency_p50_ms']} ms, p99 {figures['gateway_latency_p99_ms']} ms"
+    )
+    return figures
+
+
+SECTIONS = [bench]
