@@ -16,6 +16,8 @@ import pytest
 import redis
 import uvicorn
 
+from projections.models import ALL_MODELS
+from projections.runner import ProjectionWorker, RunnerConfig
 from services.bus.keys import Layout
 from services.gateway.app import create_app
 from services.gateway.limits import Limits
@@ -52,8 +54,9 @@ class Served:
             thread.join(10)
 
 
-def serve(url: str, limits: Limits = OPEN, worker: bool = True, **app_kw: Any) -> Served:
-    """Start (in threads) a rules worker and a uvicorn-served gateway on a fresh key layout of ``url``."""
+def serve(url: str, limits: Limits = OPEN, worker: bool = True, projections: bool = False, **app_kw: Any) -> Served:
+    """Start (in threads) a rules worker, the projection workers if asked, and a uvicorn-served gateway, on a
+    fresh key layout of ``url``."""
     layout = Layout(prefix=f"g{uuid.uuid4().hex[:8]}", shards=4)
     client = redis.Redis.from_url(url)
     app = create_app(client, layout, limits=limits, **app_kw)
@@ -70,6 +73,14 @@ def serve(url: str, limits: Limits = OPEN, worker: bool = True, **app_kw: Any) -
         t.start()
         served.threads.append(t)
         served.stops.append(stop.set)
+    if projections:
+        for name, model in ALL_MODELS.items():
+            proj = ProjectionWorker(redis.Redis.from_url(url), model(), layout=layout, config=RunnerConfig(block_ms=20))
+            stop = threading.Event()
+            t = threading.Thread(target=proj.run, args=(stop,), daemon=True, name=f"projection-{name}")
+            t.start()
+            served.threads.append(t)
+            served.stops.append(stop.set)
     t = threading.Thread(target=server.run, daemon=True, name="gateway")
     t.start()
     served.threads.append(t)

@@ -1,0 +1,114 @@
+"""Scoreboard, leaderboard, replay, audit, verification and the boards, served by the gateway from the read
+models (projection workers running next to the rules worker, all on a real redis-server)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.gateway.bots import play_http
+from tests.gateway.conftest import Served, new_game, redis_url, serve  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.fixture(scope="module")
+def served(redis_url: str) -> Iterator[Served]:  # noqa: F811 - the imported fixture
+    """A gateway with a rules worker and every projection worker."""
+    s = serve(redis_url, projections=True)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+@pytest.fixture(scope="module")
+def finished(served: Served) -> dict[str, Any]:
+    """A 3-player game played to its end through HTTP."""
+    created = new_game(served, players=("Ann", "Bob", "Cid"), seed=61)
+    game = play_http(served, created, seed=61)
+    return {"id": created["game_id"], "tokens": game.tokens, "summary": game.summary}
+
+
+def _ok(response: httpx.Response) -> Any:
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _eventually(fetch: Any, ready: Any, seconds: float = 10.0) -> Any:
+    """``fetch()`` until ``ready(value)``: projections follow the event feed, a moment behind."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = fetch()
+        if ready(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def test_scoreboard_and_leaderboard_are_public(served: Served, finished: dict[str, Any]) -> None:
+    gid, summary = finished["id"], finished["summary"]
+    with served.http() as http:
+        board = _eventually(
+            lambda: _ok(http.get(f"/games/{gid}/scoreboard")), lambda b: b["version"] == summary["version"]
+        )
+        leaders = _eventually(
+            lambda: _ok(http.get("/leaderboard", params={"limit": 100})),
+            lambda rows: {"Ann", "Bob", "Cid"} <= {r["player"] for r in rows},
+        )
+    assert board["game_id"] == gid and board["status"] in ("over", "archived")
+    assert board["winners"] == summary["result"]["winners"]
+    assert [s["name"] for s in board["seats"]] == ["Ann", "Bob", "Cid"]
+    rows = {r["player"]: r for r in leaders}
+    winners = {summary["players"][w] for w in summary["result"]["winners"]}
+    assert all(rows[name]["games"] >= 1 for name in ("Ann", "Bob", "Cid"))
+    assert all(rows[name]["wins"] >= 1 for name in winners)
+
+
+def test_replay_audit_verification_and_boards_of_a_finished_game(served: Served, finished: dict[str, Any]) -> None:
+    gid, last = finished["id"], finished["summary"]["version"]
+    with served.http() as http:  # no token: everything is public once the game is over
+        first = _ok(http.get(f"/games/{gid}/replay", params={"version": 1}))
+        as_seat = _ok(http.get(f"/games/{gid}/replay", params={"version": last, "seat": 1}))
+        audit = _ok(http.get(f"/games/{gid}/audit"))
+        one = _ok(http.get(f"/games/{gid}/audit", params={"version": 5}))
+        verdict = _ok(http.get(f"/games/{gid}/verify"))
+        svg = http.get(f"/games/{gid}/board.svg", params={"version": 10, "seat": 2})
+        text = http.get(f"/games/{gid}/board.txt")
+        beyond = http.get(f"/games/{gid}/replay", params={"version": last + 1})
+        no_seat = http.get(f"/games/{gid}/replay", params={"version": 1, "seat": 7})
+        unknown = http.get("/games/nosuchgame/scoreboard")
+    assert first["version"] == 1 and first["next"] == 2 and first["event"]["type"] == "GameStarted"
+    assert as_seat["seat"] == 1 and as_seat["next"] is None and as_seat["last_version"] == last
+    assert [e["version"] for e in audit["entries"]] == list(range(1, last + 1))
+    assert [e["version"] for e in one["entries"]] == [5]
+    assert verdict["ok"] is True and verdict["differences"] == []
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    assert "<svg" in svg.text
+    assert text.status_code == 200 and text.headers["content-type"].startswith("text/plain") and "Ann" in text.text
+    assert beyond.status_code == 400 and beyond.json()["error"]["code"] == "bad_version"
+    assert no_seat.status_code == 400 and no_seat.json()["error"]["code"] == "bad_seat"
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_game"
+
+
+def test_a_seat_replays_a_running_game_with_its_own_token(served: Served) -> None:
+    # Given a game some way in
+    created = new_game(served, seed=62)
+    game = play_http(served, created, seed=62, until=lambda g: g.commands >= 10)
+    gid, version = created["game_id"], game.summary["version"]
+    # When seat 2 replays it and looks at its board with its own token, then it may
+    with served.http(game.tokens[2]) as http:
+        mine = _ok(http.get(f"/games/{gid}/replay", params={"version": version, "seat": 2}))
+        board = http.get(f"/games/{gid}/board.txt", params={"seat": 2})
+        # but not the audit of a running game
+        audit = http.get(f"/games/{gid}/audit")
+    assert mine["seat"] == 2 and mine["version"] == version
+    assert board.status_code == 200 and board.text
+    assert audit.status_code == 403 and audit.json()["error"]["code"] == "game_running"
+    # And a spectator replays it without a token
+    with served.http() as http:
+        spectator = _ok(http.get(f"/games/{gid}/replay", params={"version": version}))
+    assert spectator["seat"] is None
