@@ -216,6 +216,10 @@ class ProjectionWorker:
             by_game.setdefault(fe.game_id, []).append(fe)
         if by_game:
             self.apply_games({gid: sorted(evs, key=lambda e: e.version) for gid, evs in by_game.items()}, live=True)
+        self._ack(acks)
+
+    def _ack(self, acks: dict[int, list[bytes]]) -> None:
+        """Ack handled entries (a crash before this only means they come again, and are skipped as applied)."""
         pipe = self.r.pipeline(transaction=False)
         for shard, ids in acks.items():
             pipe.xack(self.layout.feed(shard), self.group, *ids)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import zlib
 from collections.abc import Iterable
@@ -18,7 +21,7 @@ from services.bus.envelope import CommandEnvelope, CreateEnvelope
 from services.bus.keys import Layout
 from services.worker import perf
 from services.worker.rules_worker import RulesWorker
-from tests.service.conftest import FAST, Backend
+from tests.service.conftest import FAST, ROOT, Backend, WorkerProcess
 from tests.service.helpers import scripted_batch, wait_for
 
 FAST_PROJECTION = RunnerConfig(batch=7, block_ms=10, claim_idle_ms=300, recover_every_ms=200)
@@ -140,3 +143,15 @@ with the worker on fakeredis) must not make the rules worker lose its leases."""
 def run_worker(backend: Backend) -> RulesWorker:
     """A rules worker over every shard, running in a thread for the test."""
     return backend.start(backend.worker(config=STEADY))
+
+
+def spawn_projections(url: str, layout: Layout, *extra: str, env: dict[str, str] | None = None) -> WorkerProcess:
+    """``python -m projections run`` (every model) in a subprocess over ``layout`` on ``url`` (toy21 known)."""
+    cmd = [
+        sys.executable, "-m", "projections", "--redis-url", url, "--shard-count", str(layout.shards),
+        "--prefix", layout.prefix, "--plugin", "tests.service.toy_game", "--log-level", "warning",
+        "run", "--batch", "3", "--block-ms", "20", "--claim-idle-ms", "300", *extra,
+    ]  # fmt: skip
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    full_env.pop("REDIS_URL", None)
+    return WorkerProcess(subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL))

@@ -3,7 +3,8 @@
 Two seats alternate adding 1, 2 or 3 to a shared total; whoever brings it to 21 or more wins.
 
 For the crash test only: in a process with env TOY21_STALL_AT_TOTAL=N, deciding on a total >= N hangs, so the
-test can kill a worker that certainly holds commands it has read but not committed.
+test can kill a worker that certainly holds commands it has read but not committed. Likewise
+TOY21_STALL_VIEW_AT_TOTAL=N hangs ``view`` (which the seat-feed projection calls) from a total of N on.
 """
 
 from __future__ import annotations
@@ -112,6 +113,9 @@ class ToyDecider:
         return () if state.winner is not None or not state.players else (state.turn,)
 
     def view(self, state: ToyState, seat: int | None) -> dict[str, Any]:
+        stall = os.environ.get("TOY21_STALL_VIEW_AT_TOTAL")
+        if stall and state.total >= int(stall):
+            time.sleep(3600)
         return {"total": state.total, "turn": state.turn, "winner": state.winner}
 
     def is_over(self, state: ToyState) -> bool:
