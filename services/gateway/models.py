@@ -21,14 +21,23 @@ class CreateGameRequest(_Request):
     players: list[str] = Field(min_length=1, max_length=MAX_PLAYERS, examples=[["Ann", "Bob", "Cid"]])
     settings: dict[str, Any] = Field(default_factory=dict)
     seed: int | None = Field(default=None, ge=0, lt=2**63, description="drawn at random when left out")
+    bots: dict[int, str] = Field(
+        default_factory=dict,
+        description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',
+        examples=[{"1": "heuristic"}],
+    )
 
 
 class Seat(BaseModel):
-    """One seat of a new game and its secret token (shown once: only its sha256 is stored)."""
+    """One seat of a new game and its secret token (shown once: only its sha256 is stored).
+
+    A bot's seat has ``bot`` (its kind) and no token: only the bots process acts for it.
+    """
 
     seat: int
     player: str
-    token: str
+    token: str | None
+    bot: str | None = None
 
 
 class CreatedGame(BaseModel):

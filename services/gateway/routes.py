@@ -19,6 +19,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 from services.gateway import chat as chat_mod
@@ -77,17 +78,26 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
     gw = _gw(request)
     if body.game not in game_names():
         raise ApiError(422, "unknown_game_name", f"no game called {body.game!r}; known: {', '.join(game_names())}")
+    kinds = bot_kinds(body.game)
+    for seat, kind in body.bots.items():
+        if kind not in kinds:
+            raise ApiError(422, "unknown_bot_kind", f"no bot {kind!r} for {body.game}; known: {', '.join(kinds)}")
+        if not 0 <= seat < len(body.players):
+            raise ApiError(422, E.VALIDATION, f"bot seat {seat} is not a seat of this game")
     try:
         new = gw.service.create_game(
-            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout
+            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=body.bots
         )
     except GameNotCreated as exc:
         raise rejection_error(exc.outcome) from None
     except TimeoutError:
         raise ApiError(504, E.OUTCOME_TIMEOUT, "the game was not created in time") from None
-    except ValueError as exc:  # settings over the payload bound
-        raise ApiError(413, E.PAYLOAD_TOO_LARGE, str(exc)) from None
-    seats = [Seat(seat=i, player=p, token=t) for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))]
+    except ValueError as exc:
+        raise ApiError(422, E.VALIDATION, str(exc)[:300]) from None
+    seats = [
+        Seat(seat=i, player=p, token=None if i in body.bots else t, bot=body.bots.get(i))
+        for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))
+    ]
     version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
     gw.log.info("gateway.game_created", game=new.game_id, name=body.game, players=len(body.players), version=version)
     return CreatedGame(

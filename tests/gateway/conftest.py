@@ -18,6 +18,7 @@ import uvicorn
 
 from projections.models import ALL_MODELS
 from projections.runner import ProjectionWorker, RunnerConfig
+from services.bots.runner import BotConfig, BotRunner
 from services.bus.keys import Layout
 from services.gateway.app import create_app
 from services.gateway.limits import Limits
@@ -54,9 +55,11 @@ class Served:
             thread.join(10)
 
 
-def serve(url: str, limits: Limits = OPEN, worker: bool = True, projections: bool = False, **app_kw: Any) -> Served:
-    """Start (in threads) a rules worker, the projection workers if asked, and a uvicorn-served gateway, on a
-    fresh key layout of ``url``."""
+def serve(
+    url: str, limits: Limits = OPEN, worker: bool = True, projections: bool = False, bots: bool = False, **app_kw: Any
+) -> Served:
+    """Start (in threads) a rules worker, the projection workers and the bots runner if asked, and a
+    uvicorn-served gateway, on a fresh key layout of ``url``."""
     layout = Layout(prefix=f"g{uuid.uuid4().hex[:8]}", shards=4)
     client = redis.Redis.from_url(url)
     app = create_app(client, layout, limits=limits, **app_kw)
@@ -81,6 +84,15 @@ def serve(url: str, limits: Limits = OPEN, worker: bool = True, projections: boo
             t.start()
             served.threads.append(t)
             served.stops.append(stop.set)
+    if bots:
+        runner = BotRunner(
+            redis.Redis.from_url(url), range(layout.shards), layout=layout, config=BotConfig(block_ms=20)
+        )
+        stop = threading.Event()
+        t = threading.Thread(target=runner.run, args=(stop,), daemon=True, name="bots")
+        t.start()
+        served.threads.append(t)
+        served.stops.append(stop.set)
     t = threading.Thread(target=server.run, daemon=True, name="gateway")
     t.start()
     served.threads.append(t)

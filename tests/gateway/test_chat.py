@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 import pytest
 
 from services.gateway.chat import ChatError, menu, pick
-from tests.gateway.conftest import Served, new_game
+from tests.gateway.conftest import Served, new_game, redis_url, serve  # noqa: F401 - fixture
 
 LABELS = [
     "Place an empire city in Mainz",
@@ -132,3 +133,39 @@ def test_chat_bots_play_a_whole_game_by_menu_numbers(gateway: Served) -> None:
     finally:
         for c in [*chats, public]:
             c.close()
+
+
+@pytest.mark.redis
+def test_a_person_chats_a_whole_game_against_a_bot_seat(redis_url: str) -> None:  # noqa: F811 - fixture
+    # Given a gateway with the bots process running, and a 2-player game whose seat 1 is a bot
+    served = serve(redis_url, bots=True)
+    try:
+        with served.http() as http:
+            r = http.post("/games", json={"game": "shadow", "players": ["Ann", "Robot"], "seed": 71,
+                                          "bots": {"1": "random"}})  # fmt: skip
+        assert r.status_code == 201, r.text
+        created = r.json()
+        gid = created["game_id"]
+        # Then the bot's seat comes without a token: nobody but the bots process acts for it
+        assert created["seats"][1] == {"seat": 1, "player": "Robot", "token": None, "bot": "random"}
+        rng = random.Random(71)
+        with served.http(created["seats"][0]["token"]) as chat:
+            # When the person answers each menu with a number whenever it is their turn
+            deadline = time.monotonic() + 60
+            while True:
+                look = chat.post(f"/games/{gid}/chat", json={"text": "board"}).json()
+                if look["over"]:
+                    break
+                assert time.monotonic() < deadline, "the game did not end in time"
+                if not look["menu"]:
+                    time.sleep(0.005)  # the bot's turn
+                    continue
+                number = rng.randint(1, len(look["menu"]))
+                reply = chat.post(f"/games/{gid}/chat", json={"text": str(number), "version": look["version"]})
+                assert reply.status_code in (200, 409), reply.text  # 409: the bot moved first (menu_changed)
+        # Then the game ends, the bot having played its seat
+        with served.http() as http:
+            summary = http.get(f"/games/{gid}").json()
+        assert summary["over"] is True and summary["result"]["winners"]
+    finally:
+        served.close()
