@@ -9,8 +9,11 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+import redis
 
+from services.bus.client import ServiceClient
 from services.gateway.limits import Limits
+from services.worker.rules_worker import RulesWorker
 from tests.gateway.conftest import Served, new_game, serve
 
 pytestmark = pytest.mark.redis
@@ -145,5 +148,43 @@ def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
             # And the token may go on once its bucket refilled
             time.sleep(1.1)
             assert a.get("/games/nosuchgame").status_code == 404
+    finally:
+        served.close()
+
+
+def test_a_command_without_an_outcome_in_time_can_be_asked_for_later(redis_url: str) -> None:
+    # Given a gateway whose rules worker is not running yet, waiting at most 0.3 s for an outcome
+    served = serve(redis_url, limits=Limits(rate=1e6, burst=10**6, command_timeout=0.3), worker=False)
+    try:
+        client = ServiceClient(served.redis, served.layout)
+        new = client.create_game("toy21", ["A", "B"], seed=1, timeout=None)  # queued, not decided yet
+        gid = new.game_id
+        with served.http(new.tokens[0]) as http:
+            # When a seat sends a command (the game is not even created yet: it is refused as unknown)
+            _error(http.post(f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 2}}), 404,
+                   "unknown_game")  # fmt: skip
+            # and once the game exists but no worker decides, the command times out with its id
+            worker = RulesWorker(redis.Redis.from_url(redis_url), range(served.layout.shards), layout=served.layout)
+            worker.run_until_idle()
+            err = _error(
+                http.post(f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 2}, "command_id": "c1"}),
+                504,
+                "outcome_timeout",
+            )
+            assert err["command_id"] == "c1"
+            _error(http.get(f"/games/{gid}/commands/c1"), 404, "unknown_command")
+            # Then, once a worker decided it, its outcome can be fetched, and resending it changes nothing
+            worker.run_until_idle()
+            fetched = http.get(f"/games/{gid}/commands/c1")
+            resent = http.post(
+                f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 2}, "command_id": "c1"}
+            )
+            assert fetched.status_code == resent.status_code == 200, fetched.text
+            assert fetched.json() == resent.json()
+            assert fetched.json()["events"][0]["event"] == {"rulings": [], "type": "Added", "seat": 0, "amount": 2,
+                                                            "total": 2}  # fmt: skip
+            worker.run_until_idle()
+            assert _version(served, gid) == 2
+            worker.release()
     finally:
         served.close()
