@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
+from types import FrameType
 
 import uvicorn
 
@@ -62,11 +64,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
         embedded=is_embedded(client), worker=thread is not None,
     )  # fmt: skip
-    try:
-        uvicorn.run(
+    server = uvicorn.Server(
+        uvicorn.Config(
             app, host=args.host, port=args.port, log_level="warning", access_log=False,
             ws_max_size=limits.ws_max_message,
-        )  # fmt: skip
+        )
+    )  # fmt: skip
+
+    def _on_signal(signum: int, frame: FrameType | None) -> None:
+        # While serving, uvicorn's own handler shuts down gracefully, then re-raises the signal once our handler
+        # is back in place: by then there is nothing left to do but stop the worker below and exit 0.
+        if not server.started:
+            raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    try:
+        server.run()
     finally:
         stop.set()
         if thread is not None:

@@ -1,0 +1,87 @@
+"""``python -m services.gateway`` as its own process: next to a worker process on redis-server, and alone on the
+embedded fakeredis (where it runs a rules worker itself)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import orjson
+import pytest
+from websockets.sync.client import connect
+
+from services.bus.keys import Layout
+from tests.service.conftest import ROOT, free_port, redis_url, spawn_worker  # noqa: F401 - fixture
+
+
+def _gateway(*args: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "services.gateway", "--port", str(port), "--plugin", "tests.service.toy_game",
+           "--log-level", "warning", *args]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("REDIS_URL", None)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    base = f"127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(f"http://{base}/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("the gateway process did not start")
+        time.sleep(0.05)
+
+
+@pytest.fixture(params=["redis", "embedded"])
+def gateway_process(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A gateway process (and, on redis-server, a worker process); yields ``host:port``."""
+    worker = None
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        layout = Layout(prefix=f"p{uuid.uuid4().hex[:8]}", shards=4)
+        worker = spawn_worker(url, layout)
+        proc, base = _gateway("--redis-url", url, "--prefix", layout.prefix, "--shard-count", "4")
+    else:
+        proc, base = _gateway()
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        code = proc.wait(15)
+        if worker is not None:
+            worker.stop()
+    assert code == 0
+
+
+def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> None:
+    base = gateway_process
+    with httpx.Client(base_url=f"http://{base}", timeout=10) as http:
+        # Given a game created through the gateway process
+        r = http.post("/games", json={"game": "toy21", "players": ["A", "B"], "seed": 3})
+        assert r.status_code == 201, r.text
+        gid, tokens = r.json()["game_id"], [s["token"] for s in r.json()["seats"]]
+        # When seat 1 follows its feed while both seats add 3 until the game ends
+        with connect(f"ws://{base}/games/{gid}/seats/1/feed?after=0&token={tokens[1]}", open_timeout=10) as ws:
+            seat = 0
+            while True:
+                summary = http.get(f"/games/{gid}").json()
+                if summary["over"]:
+                    break
+                seat = summary["awaiting"][0]
+                sent = http.post(f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 3}},
+                                 headers={"Authorization": f"Bearer {tokens[seat]}"})  # fmt: skip
+                assert sent.status_code == 200, sent.text
+            messages = []
+            while not messages or messages[-1]["kind"] != "over":
+                messages.append(orjson.loads(ws.recv(timeout=10)))
+    # Then the feed carried every event live, and the end
+    assert [m["version"] for m in messages[:-1]] == list(range(1, summary["version"] + 1))
+    assert messages[-1]["result"] == summary["result"] == {"winner": seat, "total": 21}
