@@ -10,6 +10,8 @@ import httpx
 import orjson
 import pytest
 import redis
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 from services.bus.client import ServiceClient
 from services.gateway.limits import Limits
@@ -145,6 +147,10 @@ def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
             assert int(refused.headers["retry-after"]) >= 1
             # And another token has its own bucket
             assert b.get("/games/nosuchgame").status_code == 404
+            # And a WebSocket handshake over the rate is refused before it opens
+            with pytest.raises(InvalidStatus) as refused_ws:
+                connect(f"{served.ws_url}/games/x/feed", additional_headers={"Authorization": "Bearer token-a"})
+            assert refused_ws.value.response.status_code == 403
             # And the token may go on once its bucket refilled
             time.sleep(1.1)
             assert a.get("/games/nosuchgame").status_code == 404
