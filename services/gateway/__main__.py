@@ -41,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--worker", action="store_true", help="also run a rules worker over every shard in-process")
     p.add_argument("--rate", type=float, default=d.rate, help="requests/s per token or client address")
     p.add_argument("--burst", type=int, default=d.burst)
+    p.add_argument("--address-rate", type=float, default=d.address_rate, help="requests/s per client address")
+    p.add_argument("--address-burst", type=int, default=d.address_burst)
     p.add_argument("--max-body", type=int, default=d.max_body, help="largest request body in bytes")
     p.add_argument("--command-timeout", type=float, default=d.command_timeout, help="seconds to await an outcome")
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
@@ -52,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     env_layout = Layout.from_env()
     layout = Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
     client = connect(args.redis_url)
-    limits = Limits(max_body=args.max_body, rate=args.rate, burst=args.burst, command_timeout=args.command_timeout)
+    limits = Limits(
+        max_body=args.max_body, rate=args.rate, burst=args.burst, address_rate=args.address_rate,
+        address_burst=args.address_burst, command_timeout=args.command_timeout,
+    )  # fmt: skip
     stop = threading.Event()
     thread = None
     if args.worker or is_embedded(client):

@@ -89,6 +89,7 @@ def create_app(
     app.add_middleware(
         RateLimit,  # type: ignore[arg-type]
         buckets=TokenBuckets(limits.rate, limits.burst, limits.max_keys),
+        addresses=TokenBuckets(limits.address_rate, limits.address_burst, limits.max_keys),
         exempt=("/health",),
     )
     return app

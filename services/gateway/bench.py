@@ -57,7 +57,8 @@ def running_gateway(url: str, layout: Layout) -> Iterator[str]:
     cmd = [
         sys.executable, "-m", "services.gateway", "--redis-url", url, "--prefix", layout.prefix,
         "--shard-count", str(layout.shards), "--host", "127.0.0.1", "--port", str(port),
-        "--rate", "1e9", "--burst", "1000000000", "--log-level", "warning",
+        "--rate", "1e9", "--burst", "1000000000", "--address-rate", "1e9", "--address-burst", "1000000000",
+        "--log-level", "warning",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)

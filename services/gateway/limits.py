@@ -6,7 +6,8 @@ costs a dictionary lookup. Refusals use the gateway's typed error shape.
 
 Rate limiting is a token bucket per client key, in process memory (one gateway process = one set of buckets;
 several gateway processes each allow the rate, which is an accepted approximation). The key is the sha256 of
-the bearer token when there is one (a seat is limited wherever it connects from), else the client address.
+the bearer token when there is one (a seat is limited wherever it connects from), else the client address; a
+second, wider bucket per client address bounds a client that makes up a new token for every request.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ class Limits:
     """Sustained requests per second per client key."""
     burst: int = 40
     """Requests a client key may make at once before the rate applies."""
+    address_rate: float = 200.0
+    """Sustained requests per second per client address, whatever tokens it sends (made-up tokens are free)."""
+    address_burst: int = 400
     max_keys: int = 100_000
     """Buckets kept (least recently used ones are dropped; a dropped bucket starts full again)."""
     ws_max_message: int = 64 * 1024
@@ -154,9 +158,12 @@ def client_key(scope: Scope) -> str:
 class RateLimit:
     """Refuse requests (and WebSocket connections) over a client key's rate: 429 ``rate_limited``."""
 
-    def __init__(self, app: ASGIApp, buckets: TokenBuckets, exempt: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, app: ASGIApp, buckets: TokenBuckets, addresses: TokenBuckets | None = None, exempt: tuple[str, ...] = ()
+    ) -> None:
         self.app = app
         self.buckets = buckets
+        self.addresses = addresses
         self.exempt = exempt
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -164,7 +171,11 @@ class RateLimit:
         if scope["type"] not in ("http", "websocket") or scope.get("path", "") in self.exempt:
             await self.app(scope, receive, send)
             return
-        wait = self.buckets.take(client_key(scope))
+        key = client_key(scope)
+        wait = self.buckets.take(key)
+        if wait <= 0.0 and self.addresses is not None and key.startswith("t:"):
+            client = scope.get("client")
+            wait = self.addresses.take(client[0] if client else "unknown")
         if wait <= 0.0:
             await self.app(scope, receive, send)
             return

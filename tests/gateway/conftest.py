@@ -26,7 +26,7 @@ from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, _quiet_logs, free_port, redis_url  # noqa: F401 - fixtures
 
 # High enough that only the rate-limit tests meet the limit.
-OPEN = Limits(rate=100_000, burst=100_000, command_timeout=10)
+OPEN = Limits(rate=1e5, burst=10**5, address_rate=1e5, address_burst=10**5, command_timeout=10)
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,7 +17,7 @@ from websockets.sync.client import connect
 from services.bus.client import ServiceClient
 from services.gateway.limits import Limits
 from services.worker.rules_worker import RulesWorker
-from tests.gateway.conftest import Served, new_game, serve
+from tests.gateway.conftest import OPEN, Served, new_game, serve
 
 pytestmark = pytest.mark.redis
 
@@ -158,9 +159,24 @@ def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
         served.close()
 
 
+def test_made_up_tokens_do_not_escape_the_rate_of_their_address(redis_url: str) -> None:
+    # Given a gateway allowing each token plenty, but each client address 3 requests at once
+    served = serve(redis_url, limits=Limits(rate=100, burst=100, address_rate=1.0, address_burst=3), worker=False)
+    try:
+        # When one client sends a new made-up token with every request
+        codes = []
+        for i in range(4):
+            with served.http(f"made-up-{i}") as http:
+                codes.append(http.get("/games/nosuchgame").status_code)
+        # Then its address runs dry all the same
+        assert codes == [404, 404, 404, 429]
+    finally:
+        served.close()
+
+
 def test_a_command_without_an_outcome_in_time_can_be_asked_for_later(redis_url: str) -> None:
     # Given a gateway whose rules worker is not running yet, waiting at most 0.3 s for an outcome
-    served = serve(redis_url, limits=Limits(rate=1e6, burst=10**6, command_timeout=0.3), worker=False)
+    served = serve(redis_url, limits=dataclasses.replace(OPEN, command_timeout=0.3), worker=False)
     try:
         client = ServiceClient(served.redis, served.layout)
         new = client.create_game("toy21", ["A", "B"], seed=1, timeout=None)  # queued, not decided yet
