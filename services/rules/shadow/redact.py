@@ -37,9 +37,11 @@ def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any
     return data
 
 
-def replay_view(s: GameState, seat: int | None, final: GameState | None) -> dict[str, Any]:
+def replay_view(s: GameState | None, seat: int | None, final: GameState | None) -> dict[str, Any]:
     """``view(s, seat)``, except that once the game is over (``final``) the past is public: every vote and every
-    victory point total shows."""
+    victory point total shows. Before the first event (``s`` None) there is no table yet."""
+    if s is None:
+        return {"seat": seat, "version": 0, "started": False, "over": False}
     shown = view(s, seat)
     if final is not None and final.over and not s.over:
         shown["votes"] = list(s.votes)

@@ -49,12 +49,14 @@ def _status_line(v: dict[str, Any]) -> str:
     return f"Round {v['round']}, {phase}. Emperor: {players[v['emperor']]}. Waiting for {waiting}{todo}."
 
 
-def render_text(s: GameState, seat: int | None, final: GameState | None = None) -> str:
+def render_text(s: GameState | None, seat: int | None, final: GameState | None = None) -> str:
     """The board as lines of plain text, as ``seat`` (None: a spectator) may see it.
 
     Pieces read ``Red:B25`` (Baron aged 25), ``Red:C35`` (Couple), ``Red:K`` (knight), ``Red:City``,
     ``Empire`` (empire city), ``.`` (free space).
     """
+    if s is None:
+        return "The game has not started yet."
     v = replay_view(s, seat, final)
     tags = _short_names(v["players"])
     board = v["board"]
@@ -141,8 +143,13 @@ def _svg_piece(p: dict[str, Any] | None, x: float, y: float, kind: str) -> str:
     )
 
 
-def render_svg(s: GameState, seat: int | None, final: GameState | None = None) -> str:
+def render_svg(s: GameState | None, seat: int | None, final: GameState | None = None) -> str:
     """The board as a standalone SVG document, as ``seat`` (None: a spectator) may see it."""
+    if s is None:
+        return (
+            '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="40" font-family="sans-serif">'
+            '<text x="10" y="25">The game has not started yet.</text></svg>'
+        )
     v = replay_view(s, seat, final)
     board = v["board"]
     spaces = s.layout.spaces
