@@ -1,7 +1,9 @@
 """The gateway's core: what the HTTP routes, the WebSocket feed and the chat surface have in common.
 
-Blocking work (Redis reads through the synchronous client, folding events, read models) runs in the thread
-pool; submitting a command and waiting for its outcome runs on the event loop (:mod:`services.gateway.asyncbus`).
+The hot paths run on the event loop: submitting a command and awaiting its outcome
+(:mod:`services.gateway.asyncbus`), and bringing a cached game up to date (one pipelined read, then folding the
+few new events). Other blocking work (loading a game not cached yet, read models, views) runs in the thread
+pool.
 """
 
 from __future__ import annotations
