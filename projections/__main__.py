@@ -24,11 +24,12 @@ import redis
 
 from projections.models import ALL_MODELS
 from projections.rebuild import rebuild
-from projections.runner import ProjectionWorker, RunnerConfig
+from projections.runner import FoldCache, ProjectionWorker, RunnerConfig
 from projections.store import MODELS
 from services.bus.connection import connect
 from services.bus.keys import Layout, parse_shards
 from services.log import configure, get_logger
+from services.rules.registry import game_names, get_decider
 
 
 def _models(spec: str) -> list[str]:
@@ -75,10 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(orjson.dumps({"rebuilt": done}).decode())
         return 0
 
+    for name in game_names():
+        get_decider(name)  # import every game now, not on the first event (a cold start would show as lag)
     config = RunnerConfig(batch=args.batch, block_ms=args.block_ms, claim_idle_ms=args.claim_idle_ms)
+    fold_cache = FoldCache()  # the models of this process fold each event once between them
     workers = [
         ProjectionWorker(connect(args.redis_url), ALL_MODELS[name](), shards, layout=layout, config=config,
-                         consumer=args.consumer)
+                         consumer=args.consumer, fold_cache=fold_cache)
         for name in _models(args.models)
     ]  # fmt: skip
     stop = threading.Event()

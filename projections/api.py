@@ -295,19 +295,22 @@ class ReadModels:
         who = "spec" if seat is None else str(seat)
         pipe = self.r.pipeline(transaction=False)
         pipe.hmget(self.keys.feed_now(game_id), "version", "over", f"view:{who}", f"legal:{who}")
-        pipe.xrange(self.keys.feed(game_id, seat), min=f"0-{after_version + 1}", max="+")
+        pipe.xrange(self.keys.feed(game_id), min=f"0-{after_version + 1}", max="+")
         (version_raw, over_raw, view_raw, legal_raw), entries = pipe.execute()
         if version_raw is None:
             # Not projected yet: the same answer, from the store. (A model a little behind answers as of its
             # version; the client resumes from there.)
             return self._seat_feed_from_store(game, seat, after_version)
         version = int(version_raw)
+        own_e, own_x = (b"e", b"x") if seat is None else (f"e{seat}".encode(), f"x{seat}".encode())
         events = []
         for eid, fields in entries:
             v = int(eid.decode().partition("-")[2])
             if v > version:
                 break  # newer than the view read with it: the next call, from ``version``, brings it
-            events.append({"version": v, "event": orjson.loads(fields[b"e"]), "text": fields[b"x"].decode()})
+            shown, text = (fields[own_e], fields.get(own_x, b"")) if own_e in fields else (fields[b"e"], fields[b"x"])
+            if shown:  # empty: withheld from this seat
+                events.append({"version": v, "event": orjson.loads(shown), "text": text.decode()})
         return {
             "game_id": game_id,
             "seat": seat,

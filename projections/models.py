@@ -219,21 +219,31 @@ def audit_entry(ctx: GameCtx, a: Applied, cmd: StoredCommand | None, label: str 
 # --- seat feed -------------------------------------------------------------------------------------------------
 class FeedModel(Projection):
     """Per seat and for spectators: the event feed filtered by the decider's ``redact`` (entry id = version, so
-    a client resumes from the last version it saw), and the current view and legal commands with labels."""
+    a client resumes from the last version it saw), and the current view and legal commands with labels.
+
+    One stream entry per event holds the spectators' version and, only where a seat sees something else (its
+    own sealed vote), that seat's version: secrets cost an extra field, not a stream per seat."""
 
     name = "feed"
 
     def write(self, ctx: GameCtx, before: Any, batch: list[Applied], ops: Ops, keys: RMKeys, extra: Any) -> None:
         """Each event into every seat's feed as that seat may see it; then the views and legal commands."""
         decider = ctx.decider
-        seats: list[int | None] = [*range(len(ctx.players)), None]
+        key = keys.feed(ctx.game_id)
         for a in batch:
-            for seat in seats:
+            public = decider.redact(a.event, None, a.state)
+            fields: list[Any] = ["e", b"", "x", ""]
+            if public is not None:
+                fields = ["e", _dumps(public), "x", shown_text(decider, a.event, public, ctx.players)]
+            for seat in range(len(ctx.players)):
                 shown = decider.redact(a.event, seat, a.state)
+                if shown is public or (shown is not None and shown == public):
+                    continue  # as the spectators see it (the common case: nothing secret)
                 if shown is None:
-                    continue  # withheld from this seat altogether
-                text = shown_text(decider, a.event, shown, ctx.players)
-                ops.add("XADD", keys.feed(ctx.game_id, seat), f"0-{a.version}", "e", _dumps(shown), "x", text)
+                    fields += [f"e{seat}", b""]  # withheld from this seat
+                else:
+                    fields += [f"e{seat}", _dumps(shown), f"x{seat}", shown_text(decider, a.event, shown, ctx.players)]
+            ops.add("XADD", key, f"0-{a.version}", *fields)
         ops.add("HSET", keys.feed_now(ctx.game_id), *now_fields(ctx, batch[-1].state, batch[-1].version))
 
 

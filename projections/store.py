@@ -7,7 +7,9 @@ by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:rm:scoreboard:<gid>           string  the game's scoreboard (JSON)
     throne:{s17}:rm:replay:<gid>:snaps         hash    version -> decider snapshot, every N versions and the end
     throne:{s17}:rm:audit:<gid>                stream  id 0-<version>: ``a`` the audit entry of that event (JSON)
-    throne:{s17}:rm:feed:<gid>:<seat>|spec     stream  id 0-<version>: ``e`` the event as that seat sees it, ``x`` text
+    throne:{s17}:rm:feed:<gid>                 stream  id 0-<version>: ``e``/``x`` the event and its text as the
+                                                       spectators see it; ``e<seat>``/``x<seat>`` where a seat sees
+                                                       it otherwise (``e<seat>`` empty: withheld from that seat)
     throne:{s17}:rm:feed:<gid>:now             hash    ``version``, ``view:<seat>``, ``legal:<seat>``, ``view:spec``
 
 The leaderboard spans games, so it has a tag of its own::
@@ -69,10 +71,9 @@ class RMKeys:
         """A game's audit stream (one entry per event, id 0-<version>)."""
         return f"{self.tag(game_id)}:audit:{game_id}"
 
-    def feed(self, game_id: str, seat: int | None) -> str:
-        """One seat's (None: the spectators') event feed of a game."""
-        who = "spec" if seat is None else str(seat)
-        return f"{self.tag(game_id)}:feed:{game_id}:{who}"
+    def feed(self, game_id: str) -> str:
+        """A game's filtered event feed: one entry per version, with what differs per seat."""
+        return f"{self.tag(game_id)}:feed:{game_id}"
 
     def feed_now(self, game_id: str) -> str:
         """A game's current views and legal commands per seat."""

@@ -36,7 +36,7 @@ def test_each_read_model_rebuilt_from_zero_equals_the_live_one(backend: Backend)
     # Then each model holds every game (non-trivially: every seat has a feed, the leaderboard counted them)
     keys = RMKeys(backend.layout)
     for gid in games:
-        assert r.exists(keys.scoreboard(gid), keys.audit(gid), keys.feed(gid, None), keys.feed(gid, 0)) == 4
+        assert r.exists(keys.scoreboard(gid), keys.audit(gid), keys.feed(gid), keys.feed_now(gid)) == 4
     assert len(r.smembers(keys.leaderboard("counted"))) == len(games)
     assert sum(len(v) for k, v in live["audit"].items() if k.endswith(tuple(games))) == sum(
         int(r.hget(backend.layout.meta(backend.layout.shard_of(g), g), "version")) for g in games
@@ -81,7 +81,7 @@ def test_the_apply_script_writes_once_per_version_and_replaces_leftovers(backend
     gid = "g-apply"
     shard = backend.layout.shard_of(gid)
     checkpoint = keys.applied(shard, "feed")
-    stream = keys.feed(gid, 0)
+    stream = keys.feed(gid)
 
     def apply(expected: int, versions: range) -> list[bytes]:
         ops = Ops()

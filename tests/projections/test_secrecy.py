@@ -49,6 +49,13 @@ def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> l
     return out
 
 
+def _as_seen(fields: dict[str, Any], seat: int | None) -> tuple[Any, str]:
+    """(event JSON, text) of one feed entry as ``seat`` reads it (the seat's own fields, else the public ones)."""
+    if seat is not None and f"e{seat}" in fields:
+        return fields[f"e{seat}"], fields.get(f"x{seat}", "")
+    return fields["e"], fields["x"]
+
+
 def _check_secrecy(names: tuple[str, ...], log: list[Any], writes: list[tuple[int, Ops]], hidden_vp: bool) -> int:
     """Walk the events and the feed writes together; returns how many sealed-vote moments were checked."""
     seats: list[int | None] = [*range(len(names)), None]
@@ -65,22 +72,23 @@ def _check_secrecy(names: tuple[str, ...], log: list[Any], writes: list[tuple[in
         open_votes[v] = set(current)
     checked = 0
     for last, ops in writes:
-        for command, idx, args in ops.ops:
-            key = ops.keys[idx - 2]
+        for command, _idx, args in ops.ops:
             if command == "XADD":
-                seat_part = key.rsplit(":", 1)[1]
-                seat = None if seat_part == "spec" else int(seat_part)
                 version = int(args[0].partition("-")[2])
-                shown = orjson.loads(args[2])
+                fields = dict(zip(args[1::2], args[2::2], strict=True))
                 event = log[version - 1]
-                if version in sealed_by and sealed_by[version] != seat:
-                    checked += 1
-                    assert "candidate" not in shown and shown["redacted"], (seat, shown)
-                    assert args[4] == f"{names[sealed_by[version]]} seals a vote."
-                elif version in sealed_by:
-                    assert shown["candidate"] == event.candidate  # a seat sees its own vote
-                if hidden_vp and isinstance(event, ev.VictoryPointsScored) and event.seat != seat:
-                    assert shown["total"] is None and shown["points"] is None and "total" not in args[4]
+                for seat in seats:
+                    raw, text = _as_seen(fields, seat)
+                    assert raw, "nothing is withheld in Shadow: a seat sees at least that something happened"
+                    shown = orjson.loads(raw)
+                    if version in sealed_by and sealed_by[version] != seat:
+                        checked += 1
+                        assert "candidate" not in shown and shown["redacted"], (seat, shown)
+                        assert text == f"{names[sealed_by[version]]} seals a vote."
+                    elif version in sealed_by:
+                        assert shown["candidate"] == event.candidate  # a seat sees its own vote
+                    if hidden_vp and isinstance(event, ev.VictoryPointsScored) and event.seat != seat:
+                        assert shown["total"] is None and shown["points"] is None and "total" not in text
             elif command == "HSET":
                 fields = dict(zip(args[::2], args[1::2], strict=True))
                 for seat in seats:

@@ -16,24 +16,39 @@ def _vote_open(s: GameState) -> bool:
     return s.pending is not None and s.pending.decision == "vote"
 
 
+_last: list[tuple[Any, dict[str, Any]]] = [(None, {})]  # (event, its dict): a feed asks seat after seat
+
+
+def _as_dict(event: Event) -> dict[str, Any]:
+    # Events are frozen: the dict of the event asked for just before is still right, and is shared (callers
+    # must not mutate it). The pair is swapped in one assignment (thread-safe), and holds the event itself,
+    # not its id, so the identity check cannot be fooled by a recycled id.
+    seen, data = _last[0]
+    if seen is not event:
+        data = event.to_dict()
+        _last[0] = (event, data)
+    return data
+
+
 def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any] | None:
     """``event`` as ``seat`` (None: a spectator) may see it while the game is at ``s`` (at or after the event).
 
     A redacted event keeps its type and seat, drops the secret fields, and carries ``redacted: true`` and a
-    ``summary`` that gives nothing away.
+    ``summary`` that gives nothing away. An event shown whole is returned as one shared dict (do not mutate).
     """
-    data = event.to_dict()
+    data = _as_dict(event)
     if s is None or s.over:
         return data
     if isinstance(event, ev.VoteSealed) and event.seat != seat and _vote_open(s):
         # Who has voted is public (the game waits for the others); for whom is not, until the reveal [E2].
-        data.pop("candidate")
-        return {**data, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
+        hidden = {k: v for k, v in data.items() if k != "candidate"}
+        return {**hidden, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
     if isinstance(event, ev.VictoryPointsScored) and event.seat != seat and s.settings.hidden_victory_points:
-        data["points"] = None
-        data["total"] = None
         reason = event.reason.replace("_", " ")
-        return {**data, "redacted": True, "summary": f"{_name(s, event.seat)} scores victory points ({reason})."}
+        return {
+            **data, "points": None, "total": None, "redacted": True,
+            "summary": f"{_name(s, event.seat)} scores victory points ({reason}).",
+        }  # fmt: skip
     return data
 
 

@@ -1,0 +1,176 @@
+"""The projections' section of ``make bench`` (picked up by services/bench.py when this module exists).
+
+On real local Redis (REDIS_URL, else a redis-server of its own on a free loopback port):
+
+* ``projection_lag_p99_ms`` (and ``_p50``): from an event's commit to its write in a read model, for every
+  event and every model (scoreboard, replay, audit, feed), while the service benchmark's load runs: the rules
+  worker in its own process, paced clients at 1000 commands/s (``services.worker.perf.measure_latency``), and
+  ``python -m projections run`` (all four models, one process) following the feeds. Target <= 100 ms.
+* ``replay_seek_ms`` (mean, and ``replay_seek_p99_ms``): ``ReadModels.replay`` of a finished game at a random
+  version, seat view, event text and board text included. Target <= 20 ms.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from projections.api import ReadModels
+from projections.models import ReplayModel
+from projections.runner import ProjectionWorker
+from projections.store import MODELS, RMKeys, group_of
+from services.bus.client import ServiceClient
+from services.bus.keys import Layout
+from services.log import configure
+from services.worker import perf
+from services.worker.rules_worker import RulesWorker
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _drop(r: redis.Redis, pattern: str) -> None:
+    for key in r.scan_iter(match=pattern, count=1000):
+        r.unlink(key)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def _groups_ready(r: redis.Redis, layout: Layout) -> bool:
+    for shard in range(layout.shards):
+        try:
+            names = {g["name"] for g in r.xinfo_groups(layout.feed(shard))}
+        except redis.ResponseError:
+            return False
+        if not all(group_of(m).encode() in names for m in MODELS):
+            return False
+    return True
+
+
+def _caught_up(r: redis.Redis, layout: Layout, games: list[str]) -> bool:
+    keys = RMKeys(layout)
+    pipe = r.pipeline(transaction=False)
+    for gid in games:
+        shard = layout.shard_of(gid)
+        pipe.hget(layout.meta(shard, gid), "version")
+        for model in MODELS:
+            pipe.hget(keys.applied(shard, model), gid)
+    got = pipe.execute()
+    step = 1 + len(MODELS)
+    return all(len(set(got[i : i + step])) == 1 for i in range(0, len(got), step))
+
+
+def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: float = 1000.0) -> dict[str, Any]:
+    """Projection lag under the service benchmark's load (see the module docstring)."""
+    r = redis.Redis.from_url(url)
+    layout = Layout(prefix=f"plag{uuid.uuid4().hex[:6]}", shards=16)
+    stats_key = f"bench:{{plag}}:{layout.prefix}"
+    cmd = [
+        sys.executable, "-m", "projections", "--redis-url", url, "--prefix", layout.prefix,
+        "--shard-count", str(layout.shards), "--log-level", "warning", "run", "--stats-key", stats_key,
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not _groups_ready(r, layout):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the projection process did not start")
+            time.sleep(0.05)
+        figures = perf.measure_latency(url, scripts, rate=rate, seconds=seconds, layout=layout, keep=True)
+        games = [f"g{i}" for i in range(len(scripts))]
+        deadline = time.monotonic() + 60
+        while not _caught_up(r, layout, games):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the projections did not catch up within 60 s")
+            time.sleep(0.05)
+    finally:
+        proc.terminate()  # SIGTERM: the process flushes its last lag samples, then exits
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    samples = [float(x) for x in r.lrange(stats_key, 0, -1)]
+    r.delete(stats_key)
+    _drop(r, f"{layout.prefix}:*")
+    if not samples:
+        raise RuntimeError("no lag samples")
+    return {
+        "projection_lag_p50_ms": round(statistics.median(samples), 3),
+        "projection_lag_p99_ms": round(_percentile(samples, 0.99), 3),
+        "projection_lag_samples": len(samples),
+        "projection_load_commands_per_s": figures["latency_rate_achieved"],
+    }
+
+
+def measure_replay_seek(url: str, scripts: list[perf.GameScript], samples: int = 1000) -> dict[str, Any]:
+    """Seeks into finished games at random versions, with the replay model projected (see the docstring)."""
+    r = redis.Redis.from_url(url)
+    layout = Layout(prefix=f"pseek{uuid.uuid4().hex[:6]}", shards=16)
+    try:
+        client = ServiceClient(redis.Redis.from_url(url), layout)
+        worker = RulesWorker(redis.Redis.from_url(url), range(layout.shards), layout=layout)
+        games = []
+        for i, script in enumerate(scripts):
+            create, commands = script.envelopes(f"s{i}")
+            client.submit_many([create, *commands])
+            games.append(create.game_id)
+        worker.run_until_idle()
+        worker.release()
+        ProjectionWorker(redis.Redis.from_url(url), ReplayModel(), layout=layout).run_until_idle()
+        models = ReadModels(redis.Redis.from_url(url), layout)
+        last = {g: int(r.hget(layout.meta(layout.shard_of(g), g), "version") or 0) for g in games}
+        if not all(r.hget(layout.meta(layout.shard_of(g), g), "status") == b"over" for g in games):
+            raise RuntimeError("a benchmark game did not finish")
+        rng = random.Random(7)
+        for g in games:  # warm-up: imports, the final states of the ended games
+            models.replay(g, last[g], seat=0)
+        times = []
+        for _ in range(samples):
+            g = rng.choice(games)
+            version, seat = rng.randint(0, last[g]), rng.choice([None, 0, 1, 2, 3])
+            t0 = time.perf_counter()
+            models.replay(g, version, seat=seat)
+            times.append((time.perf_counter() - t0) * 1000)
+    finally:
+        _drop(r, f"{layout.prefix}:*")
+    return {
+        "replay_seek_ms": round(statistics.fmean(times), 3),
+        "replay_seek_p99_ms": round(_percentile(times, 0.99), 3),
+        "replay_seek_samples": len(times),
+    }
+
+
+def bench(ctx: Any) -> dict[str, Any]:
+    """Measure the projections; ``ctx`` is services.bench.Context (``games`` sizes the run, ``say`` prints)."""
+    configure("warning")
+    quick = getattr(ctx, "games", 200) < 20
+    scripts = perf.record_games("shadow", 6 if quick else 40, seed=getattr(ctx, "seed", 1))
+    figures: dict[str, Any] = {}
+    with perf.local_redis(os.environ.get("REDIS_URL")) as url:
+        figures.update(measure_lag(url, scripts, seconds=1 if quick else 5))
+        ctx.say(
+            f"projections: lag from commit to read model at {figures['projection_load_commands_per_s']:.0f} "
+            f"commands/s: p50 {figures['projection_lag_p50_ms']} ms, p99 {figures['projection_lag_p99_ms']} ms "
+            f"({figures['projection_lag_samples']} event writes, 4 models)"
+        )
+        figures.update(measure_replay_seek(url, scripts[: 4 if quick else 10], samples=200 if quick else 1000))
+        ctx.say(
+            f"replay: seek into a finished game at a random version: mean {figures['replay_seek_ms']} ms, "
+            f"p99 {figures['replay_seek_p99_ms']} ms"
+        )
+    return figures
+
+
+SECTIONS = [bench]
