@@ -246,7 +246,7 @@ class RulesWorker:
                 try:
                     self.step()
                     backoff = 0.05
-                except redis.NoScriptError:
+                except redis.exceptions.NoScriptError:  # (not exported as redis.NoScriptError)
                     self.scripts = Scripts.load(self.r)
                 except Exception as exc:
                     self.log.exception("worker.error", error=repr(exc))
@@ -812,7 +812,7 @@ class RulesWorker:
             shard = p.entry[0]
             ctx = {"shard": shard, "game": p.game_id, "cid": p.command_id}
             if isinstance(res, Exception):
-                if isinstance(res, redis.NoScriptError):
+                if isinstance(res, redis.exceptions.NoScriptError):
                     self.scripts = Scripts.load(self.r)
                     self._reread.add(shard)
                 else:
