@@ -85,14 +85,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """A person plays in the terminal against bots."""
+    from services.bots.kinds import bot_kinds
+    from services.bus.client import GameNotCreated
     from services.log import configure
     from services.play import play
+    from services.rules.registry import game_names
 
     configure("warning")  # the game goes to stdout; the service's JSON logs only for trouble
-    result = play(
-        game=args.game, players=args.players, seat=args.seat, seed=args.seed, bots=args.bots,
-        local=True if args.local else None, inp=sys.stdin, out=out,
-    )  # fmt: skip
+    if args.game not in game_names():
+        print(f"throne play: no game {args.game!r} (known: {', '.join(game_names())})", file=sys.stderr)
+        return 2
+    if args.bots not in bot_kinds(args.game) or not 0 <= args.seat < args.players:
+        print(f"throne play: --bots must be one of {', '.join(bot_kinds(args.game))} and --seat in "
+              f"0..{args.players - 1}", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        result = play(
+            game=args.game, players=args.players, seat=args.seat, seed=args.seed, bots=args.bots,
+            local=True if args.local else None, inp=sys.stdin, out=out,
+        )  # fmt: skip
+    except GameNotCreated as exc:
+        print(f"throne play: the game was not created: {exc}", file=sys.stderr)
+        return 2
     return 0 if result is not None else 1
 
 

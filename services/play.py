@@ -116,7 +116,11 @@ def play(
     runner = _Local(layout) if (local if local is not None else is_embedded(redis_client)) else None
     client = ServiceClient(redis_client, layout)
     try:
-        new = client.create_game(game, names, seed=seed, bots={s: bots for s in range(players) if s != seat})
+        try:
+            new = client.create_game(game, names, seed=seed, bots={s: bots for s in range(players) if s != seat})
+        except TimeoutError:
+            print("# no rules worker answered: is the service running (throne serve), or try --local", file=out)
+            return None
         print(
             f"# {game}: you are seat {seat} ({NAMES[seat]}) against {players - 1} {bots} bots; "
             f"game {new.game_id}, seed {new.seed}",

@@ -7,17 +7,21 @@ import random
 import subprocess
 import sys
 import threading
+import time
+import uuid
 from collections import Counter
 
 import orjson
 import pytest
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.client import GameNotCreated, ServiceClient
 from services.bus.keys import Layout
 from services.rules.registry import get_decider
-from tests.service.conftest import ROOT, Backend
+from tests.service.conftest import REDIS_SERVER, ROOT, Backend, _wait_ping, free_port
 from tests.service.helpers import wait_for
 
 pytestmark = pytest.mark.redis
@@ -263,15 +267,36 @@ def test_given_a_bad_feed_entry_and_a_corrupt_bots_key_when_the_runner_reads_the
     assert runner.stats["feed"] > 0
 
 
-def test_given_redis_goes_away_when_the_runner_meets_connection_errors_then_it_keeps_running(redis_url: str) -> None:
-    # Given a runner on a Redis port nobody listens on
-    runner = BotRunner(redis.Redis(port=1, socket_connect_timeout=0.2), range(2), layout=Layout("tdown", 2))
-    ev = threading.Event()
-    thread = threading.Thread(target=runner.run, args=(ev,), daemon=True)
-    # When it runs for a moment, then it survives its errors and stops when asked
-    thread.start()
-    threading.Event().wait(0.5)
-    assert thread.is_alive()
-    ev.set()
-    thread.join(10)
-    assert not thread.is_alive()
+def test_given_redis_restarts_empty_when_the_runner_meets_connection_errors_then_it_recovers_and_plays() -> None:
+    # Given a redis-server of this test's own, a rules worker and a bots runner on it
+    port = free_port()
+
+    def start_redis() -> subprocess.Popen[bytes]:
+        cmd = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_ping(lambda: redis.Redis(port=port))
+        return proc
+
+    if not os.path.exists(REDIS_SERVER):
+        pytest.skip("no redis-server")
+    server = start_redis()
+    layout = Layout(f"tdown{uuid.uuid4().hex[:6]}", 2)
+    make = lambda: redis.Redis(port=port, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0))  # noqa: E731
+    backend = Backend("redis", make, lambda: f"redis://127.0.0.1:{port}/0", layout=layout)
+    try:
+        backend.start(backend.worker())
+        runner = start_bots(backend)
+        # When Redis goes away for a moment and comes back empty (no persistence: the groups are gone too)
+        server.terminate()
+        server.wait(10)
+        time.sleep(0.5)
+        server = start_redis()
+        # Then the runner (and the worker) carry on: a new game with bot seats is played to its end
+        client = ServiceClient(make(), layout)
+        game = client.create_game("toy21", ["ann", "bob"], seed=4, bots={0: "random", 1: "random"}, timeout=30)
+        wait_for(lambda: over(client, game.game_id), seconds=30)
+        assert runner.stats["sent"] >= 7
+    finally:
+        backend.stop_all()
+        server.terminate()
+        server.wait(10)

@@ -74,6 +74,22 @@ def test_given_bad_choices_then_they_are_refused_and_q_leaves_the_game() -> None
     assert "# you left game" in done.stdout and "# game over" not in done.stdout
 
 
+def test_given_bad_play_options_then_status_2_and_no_game() -> None:
+    for args in (["--seat", "4"], ["--seat", "2", "--players", "2"], ["--bots", "telepathic"], ["--game", "nope"],
+                 ["--game", "nope", "--bots", "random"]):
+        done = throne("play", *args, stdin="1\n")
+        assert done.returncode == 2 and "throne play:" in done.stderr and "Traceback" not in done.stderr, args
+        assert "# " not in done.stdout
+
+
+def test_given_a_redis_without_workers_when_play_starts_then_it_says_so(redis_url: str) -> None:
+    # Given a Redis where no rules worker runs, and no --local
+    env = {"REDIS_URL": redis_url, "THRONE_PREFIX": f"tnow{uuid.uuid4().hex[:6]}", "THRONE_SHARDS": "2"}
+    done = throne("play", "--seed", "1", stdin="1\n", env=env, timeout=60)
+    # Then play gives up after the creation's timeout with a hint, not a traceback
+    assert done.returncode == 1 and "no rules worker answered" in done.stdout and "Traceback" not in done.stderr
+
+
 def test_given_the_end_of_input_when_the_person_is_asked_then_play_stops_cleanly() -> None:
     done = throne("play", "--seed", "1", "--bots", "random", stdin="")
     assert done.returncode == 1 and "# you left game" in done.stdout and "Traceback" not in done.stderr
