@@ -518,6 +518,171 @@ def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     return [("UsePalatinatePrivilege", ekey, push) for ekey, pushes in _pushes_with_ids(census(s)) for push in pushes]
 
 
+def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
+    """Every phase IV key of ``seat`` and the end of each command type's keys, in OPTIONS order: the option
+    functions of the "actions" decision above, run as one function that shares their work (the phase IV
+    options are listed at every turn). tests/rules/test_fast_paths.py checks that it lists exactly what they
+    list; a change to a phase IV option function must be made here too."""
+    c = census(s)
+    t = c.t
+    sids, ekeys = t.sids, t.ekeys
+    layout = s.layout
+    cards = layout.cards
+    knight_cost = layout.constants["knight_cost"]
+    thalers = s.thalers[seat]
+    taken = c.taken
+    sizes = t.stacks.get(len(s.players)) or {card: info.stack_size(s.n) for card, info in cards.items()}
+    trier_privilege = holds_privilege(s, seat, TRIER)
+
+    def modes(card: str, cost: int) -> tuple[bool, ...]:  # _modes [P2, P6]
+        if thalers < cost:
+            return ()
+        if taken.get(card, 0) < sizes[card]:
+            return _BY_STACK
+        if trier_privilege and card in TRIER_CARDS:
+            return _BY_TRIER
+        return ()
+
+    keys: list[Key] = [("Pass",)]
+    ends = [1]
+    # PlaceKnight, MoveKnight [X2]
+    if thalers >= knight_cost:
+        free = c.knight_spaces
+        if s.knights_in_supply[seat] > 0:
+            keys += [("PlaceKnight", ekeys[e], kind) for kind, e in free]
+        ends.append(len(keys))
+        if free:
+            spaces = layout.spaces
+            for src in knights_of(s, seat):
+                origin = spaces[src]
+                sid, here, here_kind = origin.id, origin.electorate, origin.kind
+                for kind, e in free:
+                    if kind != here_kind or e != here:
+                        keys.append(("MoveKnight", sid, ekeys[e], kind))
+    else:
+        ends.append(len(keys))
+    ends.append(len(keys))
+    # BuyDoctor
+    doctor: list[str] | None = None
+    trier_modes = modes("doctor", cards["doctor"].cost)
+    if trier_modes:
+        doctor = [sids[i] for i in doctor_targets(s, seat)]
+        keys += [("BuyDoctor", target, trier) for trier in trier_modes for target in doctor]
+    ends.append(len(keys))
+    # BuyMove
+    trier_modes = modes("move", cards["move"].cost)
+    if trier_modes:
+        sources = [layout.spaces[i] for i in tiles_of(s, seat, (ARISTOCRAT,))]
+        if sources:
+            all_pushes = c.pushes
+            for e in c.open:
+                pushes = all_pushes[e]
+                if not pushes:
+                    continue
+                ekey = ekeys[e]
+                for source in sources:
+                    if source.electorate == e:
+                        continue
+                    for push in pushes:
+                        push_id = None if push is None else sids[push]
+                        for trier in trier_modes:
+                            keys.append(("BuyMove", source.id, ekey, push_id, trier))
+    ends.append(len(keys))
+    # BuyPope, BuyChurchInfluence, BuyExcommunication
+    for command_type, card in _SIMPLE_CARDS:
+        if thalers >= cards[card].cost and taken.get(card, 0) < sizes[card]:
+            keys.append((command_type,))
+        ends.append(len(keys))
+    # BuyIndulgence
+    keys += [("BuyIndulgence", trier) for trier in modes("indulgence", cards["indulgence"].cost)]
+    ends.append(len(keys))
+    # BuyPermit
+    places: list[tuple[str, list[str | None]]] | None = None
+    if s.tiles_in_supply[seat] != 0:
+        for couple in (False, True):
+            trier_modes = modes("permit", permit_cost(s, couple))
+            if not trier_modes:
+                continue
+            if places is None:
+                places = _pushes_with_ids(c)
+            for ekey, pushes in places:
+                for push in pushes:
+                    for trier in trier_modes:
+                        keys.append(("BuyPermit", couple, ekey, push, trier))
+    ends.append(len(keys))
+    # BuyOrdinance
+    if s.cities_in_supply[seat] != 0:
+        trier_modes = modes("ordinance", cards["ordinance"].cost)
+        if trier_modes:
+            keys += [("BuyOrdinance", ekeys[e], trier) for trier in trier_modes for e in c.free_cities]
+    ends.append(len(keys))
+    # BuyPromotion
+    if s.tiles_in_supply[seat] != 0:
+        trier_modes = modes("promotion", cards["promotion"].cost)
+        if trier_modes:
+            knights = [sids[i] for i in knights_of(s, seat, (ARISTOCRAT,))]
+            keys += [("BuyPromotion", knight, trier) for trier in trier_modes for knight in knights]
+    ends.append(len(keys))
+    # BuyForeignKingsDaughter
+    trier_modes = modes("foreign_kings_daughter", cards["foreign_kings_daughter"].cost)
+    if trier_modes:
+        barons = [sids[i] for i in own_barons_for_marriage(s, seat)]
+        keys += [("BuyForeignKingsDaughter", baron, trier) for trier in trier_modes for baron in barons]
+    ends.append(len(keys))
+    # BuyRival
+    if seat != s.emperor and taken.get("rival", 0) < sizes["rival"] and thalers >= cards["rival"].cost:
+        keys.append(("BuyRival",))
+    ends.append(len(keys))
+    # BuyCardWithoutEffect
+    if len(s.players) == 2:
+        for card in CARDS_WITHOUT_EFFECT:
+            if taken.get(card, 0) < sizes[card] and thalers >= cards[card].cost:
+                keys.append(("BuyCardWithoutEffect", card))
+    ends.append(len(keys))
+    # TakeGrayEminence
+    if holds_privilege(s, seat, BRANDENBURG) and taken.get("gray_eminence", 0) < sizes["gray_eminence"]:
+        keys.append(("TakeGrayEminence",))
+    ends.append(len(keys))
+    # UseKoelnPrivilege
+    if holds_privilege(s, seat, KOELN):
+        if doctor is None:
+            doctor = [sids[i] for i in doctor_targets(s, seat)]
+        keys += [("UseKoelnPrivilege", target) for target in doctor]
+    ends.append(len(keys))
+    # UsePalatinatePrivilege
+    if holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0:
+        if places is None:
+            places = _pushes_with_ids(c)
+        keys += [("UsePalatinatePrivilege", ekey, push) for ekey, pushes in places for push in pushes]
+    ends.append(len(keys))
+    return keys, ends
+
+
+_SIMPLE_CARDS = (
+    ("BuyPope", "pope"),
+    ("BuyChurchInfluence", "church_influence"),
+    ("BuyExcommunication", "excommunication"),
+)
+assert list(OPTIONS["actions"]) == [
+    "Pass",
+    "PlaceKnight",
+    "MoveKnight",
+    "BuyDoctor",
+    "BuyMove",
+    *(command_type for command_type, _ in _SIMPLE_CARDS),
+    "BuyIndulgence",
+    "BuyPermit",
+    "BuyOrdinance",
+    "BuyPromotion",
+    "BuyForeignKingsDaughter",
+    "BuyRival",
+    "BuyCardWithoutEffect",
+    "TakeGrayEminence",
+    "UseKoelnPrivilege",
+    "UsePalatinatePrivilege",
+], "the fused phase IV options follow the order of OPTIONS"
+
+
 # The latest enumeration: (state, seat, keys, end of each command type's keys in OPTIONS order). A state is
 # immutable and this holds it, so the same identity means the same state: ``is_legal`` answers from it without
 # enumerating again (the random bot and the rules worker list the options of the very state they execute on).
@@ -532,11 +697,14 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
     p = s.pending
     if p is None or seat not in awaited(s):
         return []
-    keys: list[Key] = []
-    ends: list[int] = []
-    for fn in OPTIONS[p.decision].values():
-        keys += fn(s, seat, p)
-        ends.append(len(keys))
+    if p.decision == "actions":
+        keys, ends = _phase_iv_keys(s, seat)
+    else:
+        keys = []
+        ends = []
+        for fn in OPTIONS[p.decision].values():
+            keys += fn(s, seat, p)
+            ends.append(len(keys))
     _last_keys = (s, seat, keys, ends)
     return keys.copy()
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
 from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, THRONE, Layout
@@ -40,7 +42,7 @@ class Tables:
     """A layout by index: names of spaces and electorates (to build command keys), per electorate the slices
     of its aristocrat, castle and city spaces, and the stack size of each card per number of players."""
 
-    __slots__ = ("aristocrats", "castles", "cities", "ekeys", "layout", "sids", "stacks")
+    __slots__ = ("aristocrats", "castles", "cities", "ekeys", "groups", "layout", "sids", "stacks")
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
@@ -50,6 +52,10 @@ class Tables:
         self.castles = tuple(_span(e.castles) for e in layout.electorates)
         self.cities = tuple(_span(e.cities) for e in layout.electorates)
         self.stacks = {n: {k: c.stack_size(n) for k, c in layout.cards.items()} for n in (2, 3, 4)}
+        # (electorate, aristocrat start, stop, castle start, stop, city start, stop)
+        self.groups = tuple(
+            (e, *self.aristocrats[e], *self.castles[e], *self.cities[e]) for e in range(len(layout.electorates))
+        )
 
 
 _tables: dict[int, Tables] = {}
@@ -111,42 +117,48 @@ class Census:
             found = _open[key] = tuple(e for e in range(key[0]) if e not in s.closed)
         return found
 
+    def _electorates(self) -> None:
+        """One pass over the electorates for ``pushes``, ``knight_spaces`` and ``free_cities``."""
+        types = self.types
+        closed = self.s.closed
+        pushes: list[tuple[int | None, ...]] = []
+        knight_spaces: list[tuple[str, int]] = []
+        free_cities: list[int] = []
+        for e, a0, a1, c0, c1, t0, t1 in self.t.groups:
+            if e in closed:
+                pushes.append(())
+                continue
+            if _NoneType in types[a0:a1]:
+                pushes.append(_FREE)
+                knight_spaces.append((ARISTOCRAT, e))
+            else:
+                pushes.append(tuple(compress(range(a0, a1), map(is_, types[a0:a1], repeat(Knight)))))
+            if c0 != c1 and _NoneType in types[c0:c1]:
+                knight_spaces.append((CASTLE, e))
+            if _NoneType in types[t0:t1]:
+                free_cities.append(e)
+        found = self.__dict__
+        found["pushes"] = tuple(pushes)
+        found["knight_spaces"] = tuple(knight_spaces)
+        found["free_cities"] = tuple(free_cities)
+
     @_lazy
     def pushes(self) -> tuple[tuple[int | None, ...], ...]:
         """:func:`push_options` of every electorate, by index."""
-        types = self.types
-        closed = self.s.closed
-        out: list[tuple[int | None, ...]] = []
-        for e, (start, stop) in enumerate(self.t.aristocrats):
-            if e in closed:
-                out.append(())
-            elif _NoneType in types[start:stop]:
-                out.append((None,))
-            else:
-                out.append(tuple(i for i in range(start, stop) if types[i] is Knight))
-        return tuple(out)
+        self._electorates()
+        return self.__dict__["pushes"]  # type: ignore[no-any-return]
 
     @_lazy
     def knight_spaces(self) -> tuple[tuple[str, int], ...]:
         """(kind, electorate) with a free aristocrat or castle space for a knight, in board order [X1]."""
-        types = self.types
-        aristocrats, castles = self.t.aristocrats, self.t.castles
-        out: list[tuple[str, int]] = []
-        for e in self.open:
-            start, stop = aristocrats[e]
-            if _NoneType in types[start:stop]:
-                out.append((ARISTOCRAT, e))
-            start, stop = castles[e]
-            if _NoneType in types[start:stop]:
-                out.append((CASTLE, e))
-        return tuple(out)
+        self._electorates()
+        return self.__dict__["knight_spaces"]  # type: ignore[no-any-return]
 
     @_lazy
     def free_cities(self) -> tuple[int, ...]:
         """Open electorates with a free city space."""
-        types = self.types
-        cities = self.t.cities
-        return tuple(e for e in self.open if _NoneType in types[cities[e][0] : cities[e][1]])
+        self._electorates()
+        return self.__dict__["free_cities"]  # type: ignore[no-any-return]
 
     @_lazy
     def taken(self) -> dict[str, int]:
@@ -156,6 +168,9 @@ class Census:
             for card in area:
                 taken[card] = taken.get(card, 0) + 1
         return taken
+
+
+_FREE: tuple[int | None, ...] = (None,)
 
 
 _last_census: Census | None = None

@@ -1,0 +1,123 @@
+"""The engine's fast paths agree with the plain rules they stand for.
+
+Listing the phase IV options runs the per-type option functions of actions.py fused into one function
+(``_phase_iv_keys``); ``is_legal`` answers from the latest listing of the same state; the census answers board
+questions once per state. Each must give exactly what the plain functions give, in the same order (the random
+bot's choice depends on it), on positions from seeded random games and on variants of them that reach the rare
+branches (rich and broke players, emptied stacks so that Trier's privilege applies, privileges held).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from services.rules.shadow import actions
+from services.rules.shadow.actions import OPTIONS, Key, _phase_iv_keys, is_legal, legal_keys
+from services.rules.shadow.board import ARISTOCRAT, CASTLE
+from services.rules.shadow.queries import (
+    KOELN,
+    PALATINATE,
+    TRIER,
+    Census,
+    first_free,
+    open_electorates,
+    push_options,
+)
+from services.rules.shadow.state import GameState, Knight, Tile
+from tests.rules.support import DECIDER, NAMES
+
+
+def positions(players: int, seed: int) -> Iterator[GameState]:
+    """Every state of a seeded random game at which a seat is asked for a decision."""
+    state = None
+    for event in DECIDER.start(NAMES[:players], {}, seed):
+        state = DECIDER.evolve(state, event)
+    rng = random.Random(seed)
+    while not DECIDER.is_over(state):
+        yield state
+        seat = DECIDER.awaited(state)[0]
+        events = DECIDER.decide(state, DECIDER.sample_legal(state, seat, rng))
+        for event in events:  # type: ignore[union-attr]
+            state = DECIDER.evolve(state, event)
+
+
+def variants(s: GameState) -> Iterator[GameState]:
+    """The position itself, everyone rich, everyone broke, all stacks emptied, and every seat holding the
+    privileged electors (Trier, Köln, Palatinate) unused."""
+    n = s.n
+    yield s
+    yield s._replace(thalers=(12,) * n)
+    yield s._replace(thalers=(0,) * n)
+    stacks = [card for card, info in s.layout.cards.items() for _ in range(info.stack_size(n))]
+    yield s._replace(thalers=(12,) * n, play_areas=(tuple(stacks), *(() for _ in range(n - 1))))
+    for seat in range(n):
+        board = list(s.board)
+        for e in (TRIER, KOELN, PALATINATE):
+            board[s.layout.electorates[e].elector] = Tile(seat, False, 35)
+        yield s._replace(board=tuple(board), privilege_used=(False,) * 7, thalers=(12,) * n)
+
+
+def per_type(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
+    """The phase IV keys listed by the option functions one type after the other, and each type's end."""
+    keys: list[Key] = []
+    ends: list[int] = []
+    for fn in OPTIONS["actions"].values():
+        keys += fn(s, seat, s.pending)  # type: ignore[arg-type]
+        ends.append(len(keys))
+    return keys, ends
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_phase_iv_positions_when_listing_fast_then_same_keys_in_the_same_order(players: int) -> None:
+    """[P1-P8, X2, X9] The fused listing equals the option functions, key for key, type by type."""
+    checked = 0
+    for seed in range(4):
+        for s in positions(players, seed):
+            if s.pending is None or s.pending.decision != "actions":
+                continue
+            for v in variants(s):
+                for seat in range(players):
+                    assert _phase_iv_keys(v, seat) == per_type(v, seat)
+                    checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_given_a_listing_when_checking_commands_then_the_cached_answer_is_the_plain_one(players: int) -> None:
+    """A command is accepted exactly when its key is listed: from the latest listing or recomputed."""
+    previous: list[Key] = []
+    for s in positions(players, seed=7):
+        p = s.pending
+        assert p is not None
+        seat = DECIDER.awaited(s)[0]
+        listed = legal_keys(s, seat)
+        for key in [*listed, *previous]:
+            if key[0] not in OPTIONS[p.decision]:
+                continue
+            cached = is_legal(s, seat, p, key[0], key)
+            actions._last_keys = None
+            assert cached == is_legal(s, seat, p, key[0], key) == (key in listed)
+            legal_keys(s, seat)
+        previous = listed
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_given_positions_when_asking_the_census_then_it_answers_like_the_queries(players: int) -> None:
+    """[T1, D2, X1] Pushes, free knight spaces, free city electorates, open electorates and pieces, per state."""
+    for s in positions(players, seed=3):
+        c = Census(s)
+        electorates = s.layout.electorates
+        assert c.pushes == tuple(tuple(push_options(s, e)) for e in range(len(electorates)))
+        assert list(c.open) == open_electorates(s)
+        assert list(c.free_cities) == [e for e in c.open if first_free(s, electorates[e].cities) is not None]
+        assert list(c.knight_spaces) == [
+            (kind, e)
+            for e in c.open
+            for kind, spaces in ((ARISTOCRAT, electorates[e].aristocrats), (CASTLE, electorates[e].castles))
+            if first_free(s, spaces) is not None
+        ]
+        assert c.tiles == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Tile)]
+        assert c.knights == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Knight)]
