@@ -61,8 +61,14 @@ from typing import Any
 import orjson
 import redis
 
-from projections.base import Applied, GameCtx, shown_text
-from projections.models import REPLAY_SNAPSHOT_EVERY, audit_entry, command_label, now_fields, scoreboard_doc
+from projections.base import GameCtx, shown_text
+from projections.models import (
+    REPLAY_SNAPSHOT_EVERY,
+    command_doc,
+    compose_audit_entry,
+    now_fields,
+    scoreboard_doc,
+)
 from projections.store import RMKeys
 from projections.verify import VerifyError, verify_game
 from services.bus.keys import Layout
@@ -76,6 +82,10 @@ from services.store.eventstore import (
     read_commands,
     read_meta,
 )
+
+
+def _dumps_doc(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc, default=str)
 
 
 class ReadModelError(Exception):
@@ -225,40 +235,45 @@ class ReadModels:
     def audit(self, game_id: str, version: int | None = None) -> dict[str, Any]:
         """Why each event (or the one at ``version``) happened: command, sender, time, rulings, inputs."""
         game = self._game(game_id)
-        if version is not None:
-            if not 1 <= version <= game.version:
-                raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
-            got = self.r.xrange(self.keys.audit(game_id), min=f"0-{version}", max=f"0-{version}")
-            if got:
-                return {"game_id": game_id, "entries": [orjson.loads(got[0][1][b"a"])]}
-            return {"game_id": game_id, "entries": self._audit_from_store(game, version, version)}
-        entries = [orjson.loads(f[b"a"]) for _, f in self.r.xrange(self.keys.audit(game_id))]
-        if len(entries) < game.version:
-            # The audit model is behind: the rest straight from the store.
-            entries += self._audit_from_store(game, len(entries) + 1, game.version)
+        if version is not None and not 1 <= version <= game.version:
+            raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
+        first, last = (1, game.version) if version is None else (version, version)
+        got = self.r.xrange(self.keys.audit(game_id), min=f"0-{first}", max=f"0-{last}")
+        cids = sorted({f[b"c"] for _, f in got})
+        docs = dict(zip(cids, self.r.hmget(self.keys.audit_commands(game_id), cids), strict=True)) if cids else {}
+        entries = []
+        for eid, f in got:
+            doc = docs.get(f[b"c"])
+            v = int(eid.decode().partition("-")[2])
+            command = orjson.loads(doc) if doc else None
+            entries.append(
+                compose_audit_entry(v, orjson.loads(f[b"e"]), int(f[b"t"]), f[b"c"].decode(), command, f[b"x"].decode())
+            )
+        done = entries[-1]["version"] if entries else first - 1
+        if done < last:
+            # The audit model is behind (or not running): the rest straight from the store, composed alike.
+            entries += self._audit_from_store(game, done + 1, last)
         return {"game_id": game_id, "entries": entries}
 
     def _audit_from_store(self, game: _Game, first: int, last: int) -> list[dict[str, Any]]:
-        state, _ = self._state_at(game, first - 1)
         decider = game.decider
         log = {c.command_id: c for c in self._commands(game)}
-        labels: dict[str, str] = {}
+        docs: dict[str, dict[str, Any]] = {}
         out = []
-        before = state
-        # The label of a command is judged in the position it was sent in: fold from its first event.
         for stored in self._events(game, first, last):
             event = decider.parse_event(stored.data)
-            after = decider.evolve(before, event)
             cmd = log.get(stored.command_id)
             if cmd is not None and not (cmd.outcome.get("first_version") or 0) <= stored.version <= cmd.version:
                 cmd = None
-            if cmd is not None and cmd.command_id not in labels:
+            if cmd is not None and cmd.command_id not in docs:
+                # Labelled in the position it was sent in: the state before its first event.
                 pre, _ = self._state_at(game, int(cmd.outcome.get("first_version", 1)) - 1)
-                labels[cmd.command_id] = command_label(game.ctx(pre, 0), cmd, pre)
-            applied = Applied(stored.version, event, stored.data, stored.at, stored.command_id, after)
-            label = labels.get(cmd.command_id) if cmd is not None else None
-            out.append(orjson.loads(orjson.dumps(audit_entry(game.ctx(after, stored.version), applied, cmd, label))))
-            before = after
+                docs[cmd.command_id] = orjson.loads(_dumps_doc(command_doc(game.ctx(pre, 0), cmd, pre)))
+            explanation = decider.explain_event(event, game.players)
+            doc = docs.get(cmd.command_id) if cmd is not None else None
+            out.append(
+                compose_audit_entry(stored.version, stored.data, stored.at, stored.command_id, doc, explanation)
+            )
         return out
 
     def verify(self, game_id: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import redis
@@ -35,7 +35,8 @@ class GameCtx:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """One event of a batch: its version, the parsed event and its JSON, commit ms, command id, state after."""
+    """One event of a batch: its version, the parsed event and its JSON (as a dict), commit ms, command id, the
+    state after it, and its JSON bytes as recorded."""
 
     version: int
     event: Event
@@ -43,6 +44,7 @@ class Applied:
     at: int
     command_id: str
     state: Any
+    raw: bytes = b""
 
 
 class Projection:
@@ -94,6 +96,7 @@ def shown_text(decider: Decider, event: Event, shown: dict[str, Any], players: S
     return describe(decider, event, players)
 
 
+@lru_cache(maxsize=4096)
 def iso_ms(ms: int | None) -> str | None:
     """A ms timestamp as ISO 8601 UTC (None stays None)."""
     if not ms:

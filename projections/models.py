@@ -100,7 +100,11 @@ class ReplayModel(Projection):
 # --- audit -----------------------------------------------------------------------------------------------------
 class AuditModel(Projection):
     """Per event: the command behind it (sender, seat, times, outcome), the rulings and deciding inputs, and a
-    sentence a referee can read. This is the referee's full-information record: it is not filtered per seat."""
+    sentence a referee can read. This is the referee's full-information record: it is not filtered per seat.
+
+    Stored lean: per event the recorded JSON, its commit ms, its command id and the decider's explanation; per
+    command (once, from the batch holding its first event) its document with its label. The API composes the
+    entries (:func:`compose_audit_entry`), the same way from the store when the model has not caught up."""
 
     name = "audit"
 
@@ -114,49 +118,34 @@ class AuditModel(Projection):
         asked: list[tuple[str, str]] = []
         lay = keys.layout
         for ctx, batch in games:
-            # The audit entry before the batch: a command whose events straddle two batches keeps the label it
-            # got in the position it was sent in (so the entries never depend on where a batch was cut).
-            pipe.xrevrange(keys.audit(ctx.game_id), max=f"0-{batch[0].version - 1}", min="-", count=1)
-            asked.append((ctx.game_id, ""))
             seen: set[str] = set()
             for a in batch:
                 if a.command_id not in seen:
                     seen.add(a.command_id)
                     asked.append((ctx.game_id, a.command_id))
                     pipe.xrange(lay.commands(ctx.shard, ctx.game_id), min=f"{a.version}-0", max="+", count=1)
-        out: dict[str, dict[str, Any]] = {ctx.game_id: {"commands": {}, "labels": {}} for ctx, _ in games}
+        out: dict[str, dict[str, StoredCommand]] = {ctx.game_id: {} for ctx, _ in games}
         for (gid, cid), entries in zip(asked, pipe.execute(), strict=True):
-            if not entries:
-                continue
-            if cid == "":
-                previous = (orjson.loads(entries[0][1][b"a"]).get("command") or {}) if b"a" in entries[0][1] else {}
-                if previous.get("id") and previous.get("label") is not None:
-                    out[gid]["labels"][previous["id"]] = previous["label"]
-                continue
-            cmd = command_from_entry(*entries[0])
-            if cmd.command_id == cid:
-                out[gid]["commands"][cid] = cmd
+            if entries:
+                cmd = command_from_entry(*entries[0])
+                if cmd.command_id == cid:
+                    out[gid][cid] = cmd
         return out
 
     def write(self, ctx: GameCtx, before: Any, batch: list[Applied], ops: Ops, keys: RMKeys, extra: Any) -> None:
-        """One audit entry per event."""
-        commands: dict[str, StoredCommand] = (extra or {}).get("commands", {})
-        labels: dict[str, str] = dict((extra or {}).get("labels", {}))
+        """One lean entry per event; a command's document when its first event is in this batch."""
+        commands: dict[str, StoredCommand] = extra or {}
+        stream, docs = keys.audit(ctx.game_id), keys.audit_commands(ctx.game_id)
+        decider, players = ctx.decider, ctx.players
         state_before = before
         for a in batch:
             cmd = commands.get(a.command_id)
-            if cmd is not None and not _covers(cmd, a.version):
-                cmd = None
-            if cmd is not None and cmd.command_id not in labels:
-                labels[cmd.command_id] = command_label(ctx, cmd, state_before)
-            entry = audit_entry(ctx, a, cmd, labels.get(cmd.command_id) if cmd else None)
-            ops.add("XADD", keys.audit(ctx.game_id), f"0-{a.version}", "a", _dumps(entry))
+            if cmd is not None and cmd.outcome.get("first_version") == a.version:
+                # Its label is judged in the position it was sent in: the state before its first event.
+                ops.add("HSET", docs, cmd.command_id, _dumps(command_doc(ctx, cmd, state_before)))
+            explanation = decider.explain_event(a.event, players)
+            ops.add("XADD", stream, f"0-{a.version}", "e", a.raw, "t", a.at, "c", a.command_id, "x", explanation)
             state_before = a.state
-
-
-def _covers(cmd: StoredCommand, version: int) -> bool:
-    first = cmd.outcome.get("first_version")
-    return first is not None and first <= version <= cmd.version
 
 
 def command_label(ctx: GameCtx, cmd: StoredCommand, state: Any) -> str:
@@ -172,47 +161,51 @@ def command_label(ctx: GameCtx, cmd: StoredCommand, state: Any) -> str:
         return orjson.dumps(cmd.payload).decode()
 
 
-def audit_entry(ctx: GameCtx, a: Applied, cmd: StoredCommand | None, label: str | None) -> dict[str, Any]:
-    """The audit record of one event (see :class:`AuditModel`)."""
-    decider = ctx.decider
+def command_doc(ctx: GameCtx, cmd: StoredCommand, state_before: Any) -> dict[str, Any]:
+    """What the audit tells of a command: id, kind, seat and sender, the JSON sent, its label, times, outcome."""
     players = ctx.players
-    explanation = decider.explain_event(a.event, players)
-    inputs = {k: v for k, v in a.data.items() if k not in ("type", "rulings")}
-    command: dict[str, Any] | None = None
-    if cmd is not None:
-        sender = players[cmd.seat] if cmd.seat is not None and 0 <= cmd.seat < len(players) else None
-        command = {
-            "id": cmd.command_id,
-            "kind": cmd.kind,
-            "seat": cmd.seat,
-            "sender": sender,
-            "payload": cmd.payload,
-            "label": label,
-            "received_ms": cmd.received_ms,
-            "committed_ms": cmd.committed_ms,
-            "outcome": cmd.outcome,
-        }
-    when = iso_ms(a.at)
-    if cmd is None:
-        cause = f"No logged command is behind it (command id {a.command_id or 'unknown'})."
-    elif cmd.kind == "create":
-        cause = f"It opened the game: {label} (command {cmd.command_id}, received {iso_ms(cmd.received_ms)})."
-    else:
-        who = f"{command['sender']} (seat {cmd.seat})" if command and command["sender"] else f"seat {cmd.seat}"
-        cause = (
-            f"It follows the command of {who}: {label} (command {cmd.command_id}, received "
-            f"{iso_ms(cmd.received_ms)}, committed {iso_ms(cmd.committed_ms)})."
-        )
     return {
-        "version": a.version,
-        "event_type": a.data.get("type"),
-        "event": a.data,
-        "rulings": list(a.data.get("rulings") or ()),
-        "inputs": inputs,
-        "at_ms": a.at,
+        "id": cmd.command_id,
+        "kind": cmd.kind,
+        "seat": cmd.seat,
+        "sender": players[cmd.seat] if cmd.seat is not None and 0 <= cmd.seat < len(players) else None,
+        "payload": cmd.payload,
+        "label": command_label(ctx, cmd, state_before),
+        "received_ms": cmd.received_ms,
+        "committed_ms": cmd.committed_ms,
+        "outcome": cmd.outcome,
+    }
+
+
+def compose_audit_entry(
+    version: int, data: dict[str, Any], at: int, command_id: str, command: dict[str, Any] | None, explanation: str
+) -> dict[str, Any]:
+    """The audit record of one event, as the API answers it (see projections/api.py)."""
+    if command is None:
+        cause = f"No logged command is behind it (command id {command_id or 'unknown'})."
+    elif command["kind"] == "create":
+        cause = (
+            f"It opened the game: {command['label']} (command {command['id']}, received "
+            f"{iso_ms(command['received_ms'])})."
+        )
+    else:
+        seat = command["seat"]
+        who = f"{command['sender']} (seat {seat})" if command["sender"] else f"seat {seat}"
+        cause = (
+            f"It follows the command of {who}: {command['label']} (command {command['id']}, received "
+            f"{iso_ms(command['received_ms'])}, committed {iso_ms(command['committed_ms'])})."
+        )
+    kind = data.get("type")
+    return {
+        "version": version,
+        "event_type": kind,
+        "event": data,
+        "rulings": list(data.get("rulings") or ()),
+        "inputs": {k: v for k, v in data.items() if k not in ("type", "rulings")},
+        "at_ms": at,
         "command": command,
         "explanation": explanation,
-        "sentence": f"Event {a.version} ({a.data.get('type')}, {when or 'time unknown'}): {explanation} {cause}",
+        "sentence": f"Event {version} ({kind}, {iso_ms(at) or 'time unknown'}): {explanation} {cause}",
     }
 
 
@@ -234,7 +227,9 @@ class FeedModel(Projection):
             public = decider.redact(a.event, None, a.state)
             fields: list[Any] = ["e", b"", "x", ""]
             if public is not None:
-                fields = ["e", _dumps(public), "x", shown_text(decider, a.event, public, ctx.players)]
+                # Shown whole (the common case): the recorded bytes are the JSON, no need to encode it again.
+                encoded = a.raw if a.raw and public == a.data else _dumps(public)
+                fields = ["e", encoded, "x", shown_text(decider, a.event, public, ctx.players)]
             for seat in range(len(ctx.players)):
                 shown = decider.redact(a.event, seat, a.state)
                 if shown is public or (shown is not None and shown == public):

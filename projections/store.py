@@ -6,7 +6,9 @@ by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:rm:<model>:applied            hash    game id -> last version applied (the model's checkpoint)
     throne:{s17}:rm:scoreboard:<gid>           string  the game's scoreboard (JSON)
     throne:{s17}:rm:replay:<gid>:snaps         hash    version -> decider snapshot, every N versions and the end
-    throne:{s17}:rm:audit:<gid>                stream  id 0-<version>: ``a`` the audit entry of that event (JSON)
+    throne:{s17}:rm:audit:<gid>                stream  id 0-<version>: ``e`` event JSON, ``t`` commit ms, ``c``
+                                                       command id, ``x`` the decider's explanation
+    throne:{s17}:rm:audit:<gid>:cmds           hash    command id -> the command's audit document (JSON)
     throne:{s17}:rm:feed:<gid>                 stream  id 0-<version>: ``e``/``x`` the event and its text as the
                                                        spectators see it; ``e<seat>``/``x<seat>`` where a seat sees
                                                        it otherwise (``e<seat>`` empty: withheld from that seat)
@@ -70,6 +72,10 @@ class RMKeys:
     def audit(self, game_id: str) -> str:
         """A game's audit stream (one entry per event, id 0-<version>)."""
         return f"{self.tag(game_id)}:audit:{game_id}"
+
+    def audit_commands(self, game_id: str) -> str:
+        """A game's audited commands (hash command id -> document)."""
+        return f"{self.tag(game_id)}:audit:{game_id}:cmds"
 
     def feed(self, game_id: str) -> str:
         """A game's filtered event feed: one entry per version, with what differs per seat."""
