@@ -10,6 +10,7 @@ import anyio.to_thread
 import redis
 from fastapi import FastAPI
 
+from projections.api import ReadModels
 from services.bus.client import ServiceClient
 from services.bus.keys import Layout
 from services.gateway.asyncbus import AsyncBus, async_twin
@@ -34,14 +35,6 @@ HTTP and WebSocket gateway of **throne**, an event-sourced referee of board game
 
 Every error is `{"error": {"code": "...", "message": "..."}}`.
 """
-
-
-def _read_models(client: redis.Redis, layout: Layout) -> Any:
-    try:
-        from projections.api import ReadModels
-    except ImportError:
-        return None
-    return ReadModels(client, layout)
 
 
 def create_app(
@@ -79,7 +72,7 @@ def create_app(
         bus=AsyncBus(aclient, layout),
         service=ServiceClient(client, layout, max_payload=limits.max_body),
         limits=limits,
-        read_models=read_models if read_models is not None else _read_models(client, layout),
+        read_models=read_models if read_models is not None else ReadModels(client, layout),
     )
     install_handlers(app)
     app.include_router(router)

@@ -19,6 +19,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from projections.api import ReadModelError
 from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
@@ -260,13 +261,8 @@ def _board_text(gw: Gateway, pos: Position, seat: int | None) -> str:
 # --- read models ------------------------------------------------------------------------------------------
 def _read(gw: Gateway, method: str, *args: Any) -> Any:
     """Call a read-model query; its typed errors become typed HTTP errors."""
-    models = gw.read_models
-    if models is None:
-        raise ApiError(501, "not_available", "the read models are not installed in this gateway")
-    from projections.api import ReadModelError
-
     try:
-        return getattr(models, method)(*args)
+        return getattr(gw.read_models, method)(*args)
     except ReadModelError as exc:
         raise ApiError(404 if exc.code == E.UNKNOWN_GAME else 400, exc.code, exc.message) from None
     except NotImplementedError:
