@@ -366,6 +366,9 @@ class RulesWorker:
         """Decide and commit ``entries`` (in order); commands whose commit met a moved version are redone."""
         todo = entries
         for _ in range(3):
+            if time.monotonic() >= self._next_renew:
+                # A long batch (a slow or loaded host) must not outlive the lease it is written under.
+                self.refresh_leases()
             todo = self._round(todo)
             if not todo:
                 return

@@ -228,7 +228,8 @@ def test_a_thousand_games_at_once_with_a_small_state_cache(backend: Backend) -> 
     firsts = [c for c in commands if c.command_id.endswith(("-c0", "-c1", "-c2"))]
     client.submit_many(creates)
     client.submit_many(firsts)
-    worker = backend.worker(config=replace(FAST, cache_size=100, snapshot_every=2))
+    # a generous lease: a thousand creations in one batch may take seconds on a loaded 2-core host
+    worker = backend.worker(config=replace(FAST, cache_size=100, snapshot_every=2, lease_ttl_ms=10_000))
 
     # When one worker serves them
     worker.run_until_idle()
