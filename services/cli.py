@@ -102,7 +102,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     try:
         result = play(
             game=args.game, players=args.players, seat=args.seat, seed=args.seed, bots=args.bots,
-            local=True if args.local else None, inp=sys.stdin, out=out,
+            local=True if args.local else None, inp=sys.stdin, out=out, timeout=args.timeout,
         )  # fmt: skip
     except GameNotCreated as exc:
         print(f"throne play: the game was not created: {exc}", file=sys.stderr)
@@ -235,6 +235,7 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--local", action="store_true", help="a rules worker and the bots in this process (always without REDIS_URL)"
     )
+    play.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the service (default 10)")
 
     replay = sub.add_parser("replay", help="a recorded game event by event, with the board (needs REDIS_URL)")
     replay.add_argument("game", help="the game id")

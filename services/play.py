@@ -98,13 +98,15 @@ def play(
     local: bool | None = None,
     inp: TextIO,
     out: TextIO,
-    stall_timeout: float = 30.0,
+    timeout: float = 10.0,
 ) -> dict[str, Any] | None:
     """Play one game at ``seat`` against bots of kind ``bots``, reading choices from ``inp``.
 
-    Returns the result once the game is over; None when the person quits (``q`` or end of input) or the game
-    stops moving for ``stall_timeout`` seconds (no rules worker or bots process?).
+    Returns the result once the game is over; None when the person quits (``q`` or end of input), when no
+    rules worker answers the creation within ``timeout`` seconds, or when the game stops moving while a bot
+    is awaited for three times that long (no bots process?).
     """
+    stall_timeout = 3 * timeout
     if not 2 <= players <= len(NAMES):
         raise ValueError(f"players must be between 2 and {len(NAMES)}")
     if not 0 <= seat < players:
@@ -117,7 +119,8 @@ def play(
     client = ServiceClient(redis_client, layout)
     try:
         try:
-            new = client.create_game(game, names, seed=seed, bots={s: bots for s in range(players) if s != seat})
+            bot_seats = {s: bots for s in range(players) if s != seat}
+            new = client.create_game(game, names, seed=seed, bots=bot_seats, timeout=timeout)
         except TimeoutError:
             print("# no rules worker answered: is the service running (throne serve), or try --local", file=out)
             return None
@@ -153,7 +156,8 @@ def play(
             if choice is None:
                 print(f"# you left game {new.game_id} at version {version}", file=out)
                 return None
-            outcome = client.send(new.game_id, seat, new.tokens[seat], choice.to_dict(), expected_version=version)
+            token, payload = new.tokens[seat], choice.to_dict()
+            outcome = client.send(new.game_id, seat, token, payload, expected_version=version, timeout=timeout)
             if not outcome.accepted and outcome.rejection is not None:
                 if outcome.rejection.code == STALE_VERSION:
                     print("# the game moved on before your command arrived: here it is again", file=out)

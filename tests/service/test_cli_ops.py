@@ -85,7 +85,7 @@ def test_given_bad_play_options_then_status_2_and_no_game() -> None:
 def test_given_a_redis_without_workers_when_play_starts_then_it_says_so(redis_url: str) -> None:
     # Given a Redis where no rules worker runs, and no --local
     env = {"REDIS_URL": redis_url, "THRONE_PREFIX": f"tnow{uuid.uuid4().hex[:6]}", "THRONE_SHARDS": "2"}
-    done = throne("play", "--seed", "1", stdin="1\n", env=env, timeout=60)
+    done = throne("play", "--seed", "1", "--timeout", "1", stdin="1\n", env=env, timeout=60)
     # Then play gives up after the creation's timeout with a hint, not a traceback
     assert done.returncode == 1 and "no rules worker answered" in done.stdout and "Traceback" not in done.stderr
 
