@@ -159,9 +159,7 @@ def serve(
         print("throne serve: set REDIS_URL (e.g. redis://127.0.0.1:6379/0 or redis+cluster://...)", file=sys.stderr)
         return 2
     layout = Layout.from_env()
-    specs = plan(
-        layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections
-    )
+    specs = plan(layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections)
     stop = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:

@@ -75,8 +75,13 @@ def test_given_bad_choices_then_they_are_refused_and_q_leaves_the_game() -> None
 
 
 def test_given_bad_play_options_then_status_2_and_no_game() -> None:
-    for args in (["--seat", "4"], ["--seat", "2", "--players", "2"], ["--bots", "telepathic"], ["--game", "nope"],
-                 ["--game", "nope", "--bots", "random"]):
+    for args in (
+        ["--seat", "4"],
+        ["--seat", "2", "--players", "2"],
+        ["--bots", "telepathic"],
+        ["--game", "nope"],
+        ["--game", "nope", "--bots", "random"],
+    ):
         done = throne("play", *args, stdin="1\n")
         assert done.returncode == 2 and "throne play:" in done.stderr and "Traceback" not in done.stderr, args
         assert "# " not in done.stdout
