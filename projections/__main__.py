@@ -11,9 +11,11 @@ A deployment may as well run one process per model (``--models feed``) or per sh
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Sequence
@@ -57,6 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--block-ms", type=int, default=RunnerConfig().block_ms)
     run_p.add_argument("--claim-idle-ms", type=int, default=RunnerConfig().claim_idle_ms)
     run_p.add_argument("--stats-key", default=None, help="RPUSH projection lag samples (ms) to this Redis list")
+    run_p.add_argument(
+        "--processes", type=int, default=0,
+        help="spread the models over this many processes (default: one each; 1: one thread per model, sharing "
+        "their folds)",
+    )  # fmt: skip
     rb_p = sub.add_parser("rebuild", help="delete read models and rebuild them from the event store")
     rb_p.add_argument("--model", action="append", default=None, help="a model to rebuild (repeatable; default all)")
     args = p.parse_args(argv)
@@ -76,14 +83,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(orjson.dumps({"rebuilt": done}).decode())
         return 0
 
+    names = _models(args.models)
+    # One process per model by default: the models then run in parallel, not in turns under one GIL.
+    args.processes = args.processes or len(names)
+    if args.processes > 1 and len(names) > 1:
+        return _supervise(args, names)
     for name in game_names():
         get_decider(name)  # import every game now, not on the first event (a cold start would show as lag)
+    # Following a busy feed allocates many short-lived containers while the fold cache keeps a large heap:
+    # with the default thresholds the cyclic GC rescans that heap so often that it takes half of the CPU.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     config = RunnerConfig(batch=args.batch, block_ms=args.block_ms, claim_idle_ms=args.claim_idle_ms)
     fold_cache = FoldCache()  # the models of this process fold each event once between them
     workers = [
         ProjectionWorker(connect(args.redis_url), ALL_MODELS[name](), shards, layout=layout, config=config,
                          consumer=args.consumer, fold_cache=fold_cache)
-        for name in _models(args.models)
+        for name in names
     ]  # fmt: skip
     stop = threading.Event()
 
@@ -106,6 +122,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         _flush_lags(stats, args.stats_key, workers)
     log.info("projections.stopped", **{w.model.name: w.stats["events"] for w in workers})
     return 0
+
+
+def _die_with_parent() -> None:
+    """In a child: get SIGTERM when the parent dies, even by SIGKILL (Linux; elsewhere nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _supervise(args: argparse.Namespace, names: list[str]) -> int:
+    """Run the models in ``args.processes`` child processes (round-robin), until SIGTERM/SIGINT."""
+    groups = [names[i :: args.processes] for i in range(min(args.processes, len(names)))]
+    common = [sys.executable, "-m", "projections", "--redis-url", args.redis_url, "--shards", args.shards]
+    if args.shard_count:
+        common += ["--shard-count", str(args.shard_count)]
+    if args.prefix:
+        common += ["--prefix", args.prefix]
+    for module in args.plugin:
+        common += ["--plugin", module]
+    if args.log_level:
+        common += ["--log-level", args.log_level]
+    run = ["run", "--consumer", args.consumer, "--batch", str(args.batch), "--block-ms", str(args.block_ms),
+           "--claim-idle-ms", str(args.claim_idle_ms), "--processes", "1"]  # fmt: skip
+    if args.stats_key:
+        run += ["--stats-key", args.stats_key]
+    children = [
+        subprocess.Popen([*common, *run, "--models", ",".join(group)], preexec_fn=_die_with_parent)
+        for group in groups
+    ]
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    while not stop.wait(0.5):
+        if any(c.poll() is not None for c in children):
+            break  # a child died: stop the others too, and let the supervisor above restart us all
+    for c in children:
+        if c.poll() is None:
+            c.terminate()
+    codes = []
+    for c in children:
+        try:
+            codes.append(c.wait(20))
+        except subprocess.TimeoutExpired:
+            c.kill()
+            codes.append(c.wait())
+    return 0 if stop.is_set() else 1
 
 
 def _flush_lags(client: redis.Redis, key: str, workers: list[ProjectionWorker]) -> None:

@@ -81,7 +81,7 @@ class FoldCache:
     on its recorded events 1..v, which never change, and states are immutable values.
     """
 
-    def __init__(self, size: int = 50_000) -> None:
+    def __init__(self, size: int = 20_000) -> None:
         self.size = size
         self._items: dict[tuple[str, int], tuple[Any, dict[str, Any], Any]] = {}
         self._lock = threading.Lock()
@@ -304,6 +304,7 @@ class ProjectionWorker:
         self, feed: dict[str, list[FeedEvent]], live: bool, progress: dict[str, int]
     ) -> dict[str, list[FeedEvent]]:
         work: list[tuple[GameCtx, Any, list[Applied], int]] = []
+        self._load_new([gid for gid in feed if gid not in self.cache])
         for gid, events in feed.items():
             try:
                 prepared = self._prepare(gid, events)
@@ -403,6 +404,29 @@ class ProjectionWorker:
                     cache.put(gid, fe.version, (event, data, state))
             batch.append(Applied(fe.version, event, data, fe.at, fe.command_id, state, fe.raw))
         return ctx, before, batch, ctx.version
+
+    def _load_new(self, gids: list[str]) -> None:
+        """Contexts of games this model has applied nothing of yet, in one round trip (a burst of new games);
+        the others are left to :meth:`_load`."""
+        if not gids:
+            return
+        pipe = self.r.pipeline(transaction=False)
+        for gid in gids:
+            shard = self.layout.shard_of(gid)
+            pipe.hget(self.keys.applied(shard, self.model.name), gid)
+            pipe.hmget(self.layout.meta(shard, gid), "name", "players")
+        got = pipe.execute()
+        for i, gid in enumerate(gids):
+            applied, (name, players) = got[2 * i], got[2 * i + 1]
+            if applied is not None or name is None:
+                continue  # started already (or gone): the full load
+            try:
+                decider = self._deciders(name.decode())
+            except (KeyError, ImportError):
+                continue  # _load reports it
+            ctx_players = tuple(orjson.loads(players or b"[]"))
+            shard = self.layout.shard_of(gid)
+            self._cache_put(GameCtx(gid, shard, name.decode(), decider, ctx_players, decider.initial_state(), 0))
 
     def _load(self, gid: str) -> GameCtx | None:
         """A game's context at this model's checkpoint: store snapshot (if not past it) plus recorded events."""

@@ -146,11 +146,12 @@ def run_worker(backend: Backend) -> RulesWorker:
 
 
 def spawn_projections(url: str, layout: Layout, *extra: str, env: dict[str, str] | None = None) -> WorkerProcess:
-    """``python -m projections run`` (every model) in a subprocess over ``layout`` on ``url`` (toy21 known)."""
+    """``python -m projections run`` (every model) in a subprocess over ``layout`` on ``url`` (toy21 known);
+    one process with a thread per model unless ``extra`` says otherwise."""
     cmd = [
         sys.executable, "-m", "projections", "--redis-url", url, "--shard-count", str(layout.shards),
         "--prefix", layout.prefix, "--plugin", "tests.service.toy_game", "--log-level", "warning",
-        "run", "--batch", "3", "--block-ms", "20", "--claim-idle-ms", "300", *extra,
+        "run", "--batch", "3", "--block-ms", "20", "--claim-idle-ms", "300", *(extra or ("--processes", "1")),
     ]  # fmt: skip
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     full_env.pop("REDIS_URL", None)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 import uuid
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import redis
@@ -126,3 +128,36 @@ def test_kill_9_mid_stream_then_restart_loses_and_doubles_nothing(backend: Backe
         assert dump_model(r, layout, model) == live[model], model
     for key in r.scan_iter(match=f"{layout.prefix}:*"):
         r.unlink(key)
+
+
+@pytest.mark.redis
+def test_run_spreads_the_models_over_processes_and_stops_them_all(redis_url: str) -> None:
+    # Given games in the store and `python -m projections run` with its default of one process per model
+    r = redis.Redis.from_url(redis_url)
+    layout = Layout(prefix=f"pp{uuid.uuid4().hex[:6]}", shards=4)
+    client = ServiceClient(redis.Redis.from_url(redis_url), layout)
+    worker = RulesWorker(redis.Redis.from_url(redis_url), range(4), layout=layout, config=STEADY)
+    creates, commands = scripted_batch(5, seed=23)
+    client.submit_many([*creates, *commands])
+    worker.run_until_idle()
+    proc = spawn_projections(redis_url, layout, "--processes", "0")
+    try:
+        # Then every model catches up (each in a child process of its own)
+        wait_for(lambda: caught_up(r, layout, [c.game_id for c in creates]), seconds=60)
+        children = [int(p) for p in Path(f"/proc/{proc.proc.pid}/task/{proc.proc.pid}/children").read_text().split()]
+        assert len(children) == len(MODELS)
+    finally:
+        # and SIGTERM stops the parent and its children, cleanly
+        proc.proc.terminate()
+        assert proc.proc.wait(30) == 0
+    for pid in children:
+        wait_for(lambda pid=pid: not os.path.exists(f"/proc/{pid}") or "zombie" in _state(pid), seconds=10)
+    for key in r.scan_iter(match=f"{layout.prefix}:*"):
+        r.unlink(key)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"
