@@ -30,7 +30,12 @@ from services.rules.decider import Decider
 from services.rules.registry import get_decider
 
 NAMES = ("Red", "Green", "Blue", "Yellow")
-OPTIONAL_SECTION_MODULES = ("services.bench_service", "services.bots.bench", "services.gateway.bench")
+OPTIONAL_SECTION_MODULES = (
+    "services.bench_service",
+    "services.bots.bench",
+    "services.gateway.bench",
+    "projections.bench",
+)
 
 
 @dataclass

@@ -223,16 +223,19 @@ def spawn_worker(url: str, layout: Layout, *extra: str) -> subprocess.Popen[byte
 
 def measure_latency(
     url: str, scripts: Sequence[GameScript], rate: float = 1000.0, seconds: float = 5.0, clients: int = 8,
-    shards: int = 16, plugins: Sequence[str] = (),
+    shards: int = 16, plugins: Sequence[str] = (), layout: Layout | None = None, keep: bool = False,
 ) -> dict[str, float]:  # fmt: skip
     """Submit-to-outcome latency at ``rate`` commands/s, the worker in its own process.
 
     ``clients`` threads each play their share of the games, one command at a time, paced to ``rate/clients``
     per second; each command's latency runs from its XADD to its reply (BLPOP). ``plugins``: modules the
-    worker process imports to know the games (shadow is built in).
+    worker process imports to know the games (shadow is built in). ``layout``: the key layout to play in (its
+    shard count wins over ``shards``), e.g. one that other processes (projections) watch; ``keep``: leave the
+    games in Redis afterwards (the caller drops them).
     """
     clients = max(1, min(clients, len(scripts)))  # a client without games would lower the rate
-    layout = Layout(prefix=f"lat{uuid.uuid4().hex[:6]}", shards=shards)
+    layout = layout or Layout(prefix=f"lat{uuid.uuid4().hex[:6]}", shards=shards)
+    shards = layout.shards
     proc = spawn_worker(url, layout, *[arg for p in plugins for arg in ("--plugin", p)])
     r = redis.Redis.from_url(url)
     try:
@@ -306,4 +309,5 @@ def measure_latency(
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
-        _drop_prefix(r, layout)
+        if not keep:
+            _drop_prefix(r, layout)
