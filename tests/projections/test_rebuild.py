@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import orjson
 import pytest
+import redis
 
+from projections.__main__ import main
 from projections.rebuild import rebuild
 from projections.store import MODELS, Ops, ProjectionScripts, RMKeys
+from services.bus.client import ServiceClient
+from services.bus.keys import Layout
+from services.worker.rules_worker import RulesWorker
 from tests.projections.helpers import (
+    STEADY,
     dump_model,
     play,
     run_worker,
@@ -16,6 +22,7 @@ from tests.projections.helpers import (
     wait_caught_up,
 )
 from tests.service.conftest import Backend
+from tests.service.helpers import scripted_batch
 
 
 def test_each_read_model_rebuilt_from_zero_equals_the_live_one(backend: Backend) -> None:
@@ -105,3 +112,31 @@ def test_the_apply_script_writes_once_per_version_and_replaces_leftovers(backend
     # Then the leftovers past the checkpoint were replaced, not doubled, and the script never failed half-way
     assert [eid for eid, _ in r.xrange(stream)] == [f"0-{v}".encode() for v in range(1, 5)]
     assert r.hget(keys.feed_now(gid), "version") == b"4"
+
+
+@pytest.mark.redis
+def test_the_rebuild_command_rebuilds_from_zero(
+    redis_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given toy games recorded, whose scoreboards were damaged
+    layout = Layout(prefix="rbcli", shards=4)
+    r = redis.Redis.from_url(redis_url)
+    creates, commands = scripted_batch(3, seed=91)
+    ServiceClient(r, layout).submit_many([*creates, *commands])
+    RulesWorker(redis.Redis.from_url(redis_url), range(4), layout=layout, config=STEADY).run_until_idle()
+    rebuild(r, layout)
+    before = dump_model(r, layout, "scoreboard")
+    r.delete(RMKeys(layout).scoreboard(creates[0].game_id))
+
+    # When `python -m projections rebuild --model scoreboard` runs
+    argv = ["--redis-url", redis_url, "--prefix", "rbcli", "--shard-count", "4", "--log-level", "warning"]
+    assert main([*argv, "rebuild", "--model", "scoreboard"]) == 0
+
+    # Then it says what it rebuilt, and the model is whole again
+    assert orjson.loads(capsys.readouterr().out.splitlines()[-1]) == {"rebuilt": {"scoreboard": 3}}
+    assert dump_model(r, layout, "scoreboard") == before
+    # (without a Redis to talk to it refuses to start)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    assert main(["rebuild"]) == 2
+    for key in r.scan_iter(match="rbcli:*"):
+        r.unlink(key)
