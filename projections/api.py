@@ -8,18 +8,22 @@ Errors are typed: :class:`UnknownGame` (no such game), :class:`BadVersion` (a ve
 :class:`BadSeat` (a seat that is not in the game). All derive from :class:`ReadModelError`, which carries a
 stable ``code``.
 
-Where a read model has not caught up with a game yet (its projection worker is behind, or not running, as in
-the embedded single-process mode), the scoreboard, the audit and the seat feed are computed from the event
-store on the spot, with the same functions the projections use: the answer is the same, only slower.
+Where a read model has nothing of a game yet (its projection worker is not running, as in the embedded
+single-process mode, or has not reached the game), the scoreboard, the audit and the seat feed are computed
+from the event store on the spot, with the same functions the projections use: the answer is the same, only
+slower. A model that is merely a little behind answers as of its own version (which it says).
 
 Shapes (stable; fields may be added, none removed):
 
 ``scoreboard(game_id)``::
 
     {"game_id", "name", "version", "status": "active"|"over"|"archived", "players": [str], "round", "phase",
-     "phase_name", "emperor": int|None, "awaiting": [int], "awaiting_names": [str],
-     "seats": [{"seat", "name", "victory_points": int|None, "thalers", "electors": [str]}],
+     "phase_name", "emperor": int|None, "rival": int|None, "awaiting": [int], "awaiting_names": [str],
+     "seats": [{"seat", "name", "score": int|None, "victory_points": int|None, "thalers", "electors": [str]}],
      "winners": [int]|None, "updated_ms"}
+
+  (Shadow's fields; the game-agnostic ones are game_id, name, version, status, players, awaiting,
+  awaiting_names, updated_ms, winners and per seat ``score``.)
 
 ``leaderboard(limit)``: ``[{"player", "games", "wins", "average_vp"}]`` best first (wins, then average VP).
 
@@ -29,8 +33,9 @@ Shapes (stable; fields may be added, none removed):
      "event": {...}|None (as that seat may see it), "event_text": str, "view": {...}, "board_text": str}
 
 ``audit(game_id, version=None)``: ``{"game_id", "entries": [entry]}`` (one entry when ``version`` is given)
-with entry ``{"version", "event_type", "event", "rulings": [str], "inputs": {...}, "command": {"id", "seat",
-"sender", "payload", "received_ms", "committed_ms", "outcome"}|None, "sentence": str}``.
+with entry ``{"version", "event_type", "event", "rulings": [str], "inputs": {...}, "at_ms", "command": {"id",
+"kind", "seat", "sender", "payload", "label", "received_ms", "committed_ms", "outcome"}|None, "explanation": str,
+"sentence": str}``. The audit holds every secret (sealed votes): show it to referees, or once a game is over.
 
 ``verify(game_id)``::
 
