@@ -94,7 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # with the default thresholds the cyclic GC rescans that heap so often that it takes half of the CPU.
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
-    config = RunnerConfig(batch=args.batch, block_ms=args.block_ms, claim_idle_ms=args.claim_idle_ms)
+    config = RunnerConfig(
+        batch=args.batch,
+        block_ms=args.block_ms,
+        claim_idle_ms=args.claim_idle_ms,
+        lag_samples=200_000 if args.stats_key else 0,
+    )
     fold_cache = FoldCache()  # the models of this process fold each event once between them
     workers = [
         ProjectionWorker(connect(args.redis_url), ALL_MODELS[name](), shards, layout=layout, config=config,
