@@ -156,8 +156,7 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
     if args.stats_key:
         run += ["--stats-key", args.stats_key]
     children = [
-        subprocess.Popen([*common, *run, "--models", ",".join(group)], preexec_fn=_die_with_parent)
-        for group in groups
+        subprocess.Popen([*common, *run, "--models", ",".join(group)], preexec_fn=_die_with_parent) for group in groups
     ]
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())

@@ -276,9 +276,7 @@ class ReadModels:
                 docs[cmd.command_id] = orjson.loads(_dumps_doc(command_doc(game.ctx(pre, 0), cmd, pre)))
             explanation = decider.explain_event(event, game.players)
             doc = docs.get(cmd.command_id) if cmd is not None else None
-            out.append(
-                compose_audit_entry(stored.version, stored.data, stored.at, stored.command_id, doc, explanation)
-            )
+            out.append(compose_audit_entry(stored.version, stored.data, stored.at, stored.command_id, doc, explanation))
         return out
 
     def verify(self, game_id: str) -> dict[str, Any]:
@@ -467,5 +465,3 @@ class ReadModels:
             while len(self._finals) > 256:
                 self._finals.popitem(last=False)
         return state
-
-

@@ -102,4 +102,3 @@ def iso_ms(ms: int | None) -> str | None:
     if not ms:
         return None
     return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-

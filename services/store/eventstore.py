@@ -186,9 +186,7 @@ def command_of_event(client: redis.Redis, layout: Layout, game_id: str, version:
     return cmd if cmd.accepted and first is not None and first <= version <= cmd.version else None
 
 
-def make_archive(
-    meta: dict[str, str], events: list[StoredEvent], commands: list[StoredCommand] | None = None
-) -> bytes:
+def make_archive(meta: dict[str, str], events: list[StoredEvent], commands: list[StoredCommand] | None = None) -> bytes:
     """The archive blob of a game: zlib-compressed JSON of its metadata, every event and its command log."""
     doc = {
         "meta": meta,

@@ -23,8 +23,7 @@ def test_garbage_on_the_feed_is_skipped_and_the_game_goes_on(backend: Backend) -
         assert client.wait(c.game_id, c.command_id).accepted
     games.append("rob-running")
     workers = [
-        ProjectionWorker(backend.make(), ALL_MODELS[m](), layout=backend.layout, config=FAST_PROJECTION)
-        for m in MODELS
+        ProjectionWorker(backend.make(), ALL_MODELS[m](), layout=backend.layout, config=FAST_PROJECTION) for m in MODELS
     ]
     for w in workers:
         w.run_until_idle()

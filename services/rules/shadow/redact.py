@@ -11,6 +11,9 @@ from events.shadow import events as ev
 from services.rules.shadow.state import GameState
 from services.rules.shadow.view import view
 
+_SECRET = (ev.VoteSealed, ev.VictoryPointsScored)
+"""The only events with something to hide."""
+
 
 def _vote_open(s: GameState) -> bool:
     return s.pending is not None and s.pending.decision == "vote"
@@ -37,7 +40,7 @@ def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any
     ``summary`` that gives nothing away. An event shown whole is returned as one shared dict (do not mutate).
     """
     data = _as_dict(event)
-    if s is None or s.over:
+    if s is None or s.over or not isinstance(event, _SECRET):
         return data
     if isinstance(event, ev.VoteSealed) and event.seat != seat and _vote_open(s):
         # Who has voted is public (the game waits for the others); for whom is not, until the reveal [E2].

@@ -90,9 +90,7 @@ def render_text(s: GameState | None, seat: int | None, final: GameState | None =
             ("cities", info.cities),
         ]
         parts = [
-            f"{label} {' '.join(_piece_text(board.get(spaces[i].id), tags) for i in idx)}"
-            for label, idx in row
-            if idx
+            f"{label} {' '.join(_piece_text(board.get(spaces[i].id), tags) for i in idx)}" for label, idx in row if idx
         ]
         eminence = board.get(f"{e['key']}.eminence")
         if eminence is not None:
@@ -197,7 +195,7 @@ def render_svg(s: GameState | None, seat: int | None, final: GameState | None = 
         out.append(f'<rect x="12" y="{y + 30 * k}" width="16" height="16" fill="{colour}" class="piece"/>')
         out.append(
             f'<text x="36" y="{y + 30 * k + 13}">{escape(name)}{emperor}: {v["thalers"][k]} thalers, '
-            f'{"?" if vp is None else vp} VP{escape("; " + cards) if cards else ""}</text>'
+            f"{'?' if vp is None else vp} VP{escape('; ' + cards) if cards else ''}</text>"
         )
     out.append("</svg>")
     return "".join(out)
