@@ -84,7 +84,8 @@ class FoldCache:
 
     def __init__(self, size: int = 20_000) -> None:
         self.size = size
-        self._items: dict[tuple[str, int], tuple[Any, dict[str, Any], Any]] = {}
+        # An OrderedDict: evicting the oldest of a plain dict (next(iter(d))) scans the deleted slots: O(n).
+        self._items: OrderedDict[tuple[str, int], tuple[Any, dict[str, Any], Any]] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
 
@@ -100,7 +101,7 @@ class FoldCache:
         with self._lock:
             self._items[(game_id, version)] = item
             while len(self._items) > self.size:
-                del self._items[next(iter(self._items))]
+                self._items.popitem(last=False)
 
 
 class ProjectionWorker:
