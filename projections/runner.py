@@ -178,7 +178,7 @@ class ProjectionWorker:
                     self._ready = True
                 self.step()
                 backoff = 0.05
-            except redis.NoScriptError:
+            except redis.exceptions.NoScriptError:
                 self.scripts = ProjectionScripts.load(self.r)
             except Exception as exc:
                 self.log.exception("projection.error", error=repr(exc))
@@ -341,7 +341,7 @@ class ProjectionWorker:
         retry: dict[str, list[FeedEvent]] = {}
         for (ctx, batch, _base), res in zip(planned, results, strict=True):
             if isinstance(res, Exception):
-                if isinstance(res, redis.NoScriptError):
+                if isinstance(res, redis.exceptions.NoScriptError):
                     self.scripts = ProjectionScripts.load(self.r)
                 self.cache.pop(ctx.game_id, None)
                 self.log.error("projection.apply_error", game=ctx.game_id, shard=ctx.shard, error=repr(res))
