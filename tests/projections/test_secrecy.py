@@ -44,6 +44,9 @@ def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> l
             batch.append(Applied(version, event, event.to_dict(), 0, "c", state))
         ops = Ops()
         FeedModel().write(ctx, before, batch, ops, KEYS, None)
+        seats: list[int | None] = [*range(len(players)), None]
+        # (the feed builds all views at once; each must be exactly that seat's view)
+        assert DECIDER.views(state, seats) == [DECIDER.view(state, seat) for seat in seats]
         out.append((version, ops))
         i += 1
     return out

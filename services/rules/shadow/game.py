@@ -133,6 +133,10 @@ class ShadowDecider:
         """The view of a past position; everything is public once the game (``final``) is over."""
         return redact.replay_view(state, seat, final)
 
+    def views(self, state: GameState, seats: list[int | None]) -> list[dict[str, Any]]:
+        """``view`` for several seats at once (optional, for read models: the shared part is built once)."""
+        return redact.views(state, seats)
+
     def label(self, command: Command, state: GameState | Sequence[str] | None = None) -> str:
         """A readable label of a command (``state``, or just the player names, adds costs and names)."""
         return labels.label(command, state)

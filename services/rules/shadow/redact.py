@@ -69,3 +69,27 @@ def replay_view(s: GameState | None, seat: int | None, final: GameState | None) 
 
 def _name(s: GameState, seat: int) -> str:
     return s.players[seat] if 0 <= seat < len(s.players) else f"seat {seat}"
+
+
+def views(s: GameState, seats: list[int | None]) -> list[dict[str, Any]]:
+    """``[view(s, seat) for seat in seats]``, faster: the spectator's view is built once and each seat's is that
+    plus what only it may see (its own vote and victory points). The views share their nested parts: do not
+    mutate them (they are for JSON)."""
+    base = view(s, None)
+    out: list[dict[str, Any]] = []
+    for seat in seats:
+        if seat is None:
+            out.append(base)
+            continue
+        own = dict(base)
+        own["seat"] = seat
+        votes = list(base["votes"])
+        if s.votes[seat] is not None:
+            votes[seat] = s.votes[seat]
+        own["votes"] = votes
+        points = list(base["victory_points"])
+        points[seat] = s.vp[seat]
+        own["victory_points"] = points
+        out.append(own)
+    return out
+
