@@ -196,9 +196,16 @@ _LABELS: dict[str, Callable[[Any, _Context], str]] = {
 }
 
 
+_last: list[tuple[Any, int, _Context | None]] = [(None, -1, None)]  # the legal commands of a seat come together
+
+
 def label(command: Command, state: GameState | Sequence[str] | None = None) -> str:
     """A one-line label of ``command``; ``state`` (or just the player names) adds names, costs and pieces."""
     fn = _LABELS.get(command.type)  # type: ignore[attr-defined]
     if fn is None:
         return str(command.type)  # type: ignore[attr-defined]
-    return fn(command, _Context(command.seat, state))
+    seen, seat, ctx = _last[0]
+    if ctx is None or seen is not state or seat != command.seat:
+        ctx = _Context(command.seat, state)
+        _last[0] = (state, command.seat, ctx)  # one assignment: safe across threads
+    return fn(command, ctx)
