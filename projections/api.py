@@ -435,13 +435,16 @@ class ReadModels:
         folds fewer than N recorded events; rules are never re-run.
         """
         decider = game.decider
-        base = (version // self.snapshot_every) * self.snapshot_every
-        snap = self.r.hget(self.keys.replay_snaps(game.game_id), base) if base > 0 else None
-        if snap is not None:
-            state = decider.restore(snap)
-            start = base
-        else:
-            state, start = decider.initial_state(), 0
+        every = self.snapshot_every
+        top = (version // every) * every
+        # The nearest snapshot at or below, or a few below it (a replay model still catching up on a live game).
+        bases = [b for b in range(top, max(0, top - 4 * every), -every) if b > 0]
+        snaps = self.r.hmget(self.keys.replay_snaps(game.game_id), bases) if bases else []
+        state, start = decider.initial_state(), 0
+        for base, snap in zip(bases, snaps, strict=True):
+            if snap is not None:
+                state, start = decider.restore(snap), base
+                break
         # Fetch from ``start`` (or the event itself when the snapshot sits on it) to show event ``version``.
         events = self._events(game, min(start + 1, max(version, 1)), version)
         for stored in events:
