@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from events.base import Rejection
 from services.rules.shadow import actions
 from services.rules.shadow.actions import OPTIONS, Key, _phase_iv_keys, is_legal, legal_keys
 from services.rules.shadow.board import ARISTOCRAT, CASTLE
@@ -121,3 +122,26 @@ def test_given_positions_when_asking_the_census_then_it_answers_like_the_queries
         ]
         assert c.tiles == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Tile)]
         assert c.knights == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Knight)]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_random_games_when_the_engine_builds_events_unvalidated_then_they_equal_validated_ones(
+    players: int,
+) -> None:
+    """Events built by the engine's trusted constructors are the instances validation gives: same values of the
+    same types (repr tells a tuple from a list and True from 1), same fields given, same JSON."""
+    for seed in range(3):
+        state = None
+        for event in DECIDER.start(NAMES[:players], {}, seed):
+            state = DECIDER.evolve(state, event)
+        rng = random.Random(seed)
+        while not DECIDER.is_over(state):
+            seat = DECIDER.awaited(state)[0]
+            result = DECIDER.execute(state, DECIDER.sample_legal(state, seat, rng))
+            assert not isinstance(result, Rejection)
+            for event in result[0]:
+                validated = type(event)(**{name: getattr(event, name) for name in event.model_fields_set})
+                assert repr(event) == repr(validated)
+                assert event.model_fields_set == validated.model_fields_set
+                assert event.to_json() == validated.to_json()
+            state = result[1]

@@ -18,6 +18,7 @@ from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow import flow
 from services.rules.shadow.board import ARISTOCRAT, ELECTORATE_KEYS
 from services.rules.shadow.effects import (
+    E,
     Tx,
     kill,
     move_tile,
@@ -773,14 +774,14 @@ def _emperor_city(tx: Tx, c: Any, p: ev.Prompt) -> None:
 
 def _place_empire_city(tx: Tx, c: Any, rulings: tuple[str, ...]) -> None:
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
-    tx.emit(ev.EmpireCityPlaced(seat=c.seat, space=tx.sid(space), rulings=(*rulings, "X1")))  # type: ignore[arg-type]
+    tx.emit(E.EmpireCityPlaced(seat=c.seat, space=tx.sid(space), rulings=(*rulings, "X1")))  # type: ignore[arg-type]
 
 
 @applies("emperor_move_city", "MoveEmpireCity")
 def _move_city(tx: Tx, c: Any, p: ev.Prompt) -> None:
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
     tx.emit(
-        ev.EmpireCityMoved(
+        E.EmpireCityMoved(
             seat=c.seat,
             from_space=c.from_space,
             to_space=tx.sid(space),  # type: ignore[arg-type]
@@ -798,14 +799,14 @@ def _setup_piece(tx: Tx, c: Any, p: ev.Prompt) -> None:
     info = s.layout.electorates[_eidx(c.electorate)]
     if p.decision == "setup_elector":
         tx.emit(
-            ev.AristocratPlaced(
+            E.AristocratPlaced(
                 owner=c.seat, space=tx.sid(info.elector), couple=False, age=45, reason="setup", rulings=("S2", "S3")
             )
         )
     elif p.decision == "setup_aristocrat":
         space = first_free(s, info.aristocrats)
         tx.emit(
-            ev.AristocratPlaced(
+            E.AristocratPlaced(
                 owner=c.seat,
                 space=tx.sid(space),
                 couple=bool(p.couple),
@@ -816,7 +817,7 @@ def _setup_piece(tx: Tx, c: Any, p: ev.Prompt) -> None:
         )
     else:
         space = first_free(s, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
-        tx.emit(ev.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("S2", "X1")))  # type: ignore[arg-type]
+        tx.emit(E.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("S2", "X1")))  # type: ignore[arg-type]
     flow.setup_next(tx, (p.step or 0) + 1)
 
 
@@ -840,7 +841,7 @@ def _son(tx: Tx, c: Any, p: ev.Prompt) -> None:
 @applies("daughter", "OfferDaughter")
 def _offer(tx: Tx, c: Any, p: ev.Prompt) -> None:
     owner = tx.state.board[_space(tx.state, c.space)].owner  # type: ignore[index,union-attr]
-    tx.emit(ev.DaughterOffered(seat=c.seat, to_seat=owner, space=c.space, rulings=("D3",)))
+    tx.emit(E.DaughterOffered(seat=c.seat, to_seat=owner, space=c.space, rulings=("D3",)))
     request(tx, "marriage_answer", (owner,), ("D3",), offer_from=c.seat, space=c.space, step=p.step)
 
 
@@ -854,9 +855,9 @@ def _convent(tx: Tx, c: Any, p: ev.Prompt) -> None:
 def _answer(tx: Tx, c: Any, p: ev.Prompt) -> None:
     offer_from = p.offer_from
     assert offer_from is not None and p.space is not None
-    tx.emit(ev.MarriageAnswered(seat=c.seat, offer_from=offer_from, space=p.space, accepted=c.accept, rulings=("D3",)))
+    tx.emit(E.MarriageAnswered(seat=c.seat, offer_from=offer_from, space=p.space, accepted=c.accept, rulings=("D3",)))
     if c.accept:
-        tx.emit(ev.AristocratMarried(owner=c.seat, space=p.space, reason="marriage", rulings=("D3",)))
+        tx.emit(E.AristocratMarried(owner=c.seat, space=p.space, reason="marriage", rulings=("D3",)))
         score(tx, offer_from, 1, "daughter married", ("D3",))
     else:
         flow.convent(tx, offer_from, ("D3",))
@@ -902,13 +903,13 @@ def _displaced(tx: Tx, c: Any, p: ev.Prompt) -> None:
 @applies("aim_excommunication", "AimExcommunication")
 def _aim(tx: Tx, c: Any, p: ev.Prompt) -> None:
     card = "church_influence" if c.type == "AimChurchInfluence" else "excommunication"
-    tx.emit(ev.CardAimed(seat=c.seat, card=card, electorate=c.electorate, rulings=("E1", "X8")))
+    tx.emit(E.CardAimed(seat=c.seat, card=card, electorate=c.electorate, rulings=("E1", "X8")))
     flow.aims_next(tx)
 
 
 @applies("vote", "CastVote")
 def _vote(tx: Tx, c: Any, p: ev.Prompt) -> None:
-    tx.emit(ev.VoteSealed(seat=c.seat, candidate=c.candidate, rulings=("E2",)))
+    tx.emit(E.VoteSealed(seat=c.seat, candidate=c.candidate, rulings=("E2",)))
     if not awaited(tx.state):
         flow.reveal_votes(tx)
 
@@ -941,15 +942,15 @@ def _turn(command_type: str) -> Callable[[Callable[[Tx, Any], bool | None]], Cal
 
 
 def _take_card(tx: Tx, seat: int, card: str, cost: int, trier: bool, rulings: tuple[str, ...]) -> None:
-    tx.emit(ev.CardTaken(seat=seat, card=card, cost=cost, via_trier=trier, rulings=rulings))
+    tx.emit(E.CardTaken(seat=seat, card=card, cost=cost, via_trier=trier, rulings=rulings))
     pay(tx, seat, cost, card, rulings)
     if trier:
-        tx.emit(ev.PrivilegeUsed(seat=seat, electorate="trier", rulings=("P6", "P7")))
+        tx.emit(E.PrivilegeUsed(seat=seat, electorate="trier", rulings=("P6", "P7")))
 
 
 @_turn("Pass")
 def _pass(tx: Tx, c: Any) -> None:
-    tx.emit(ev.Passed(seat=c.seat, rulings=("P1",)))
+    tx.emit(E.Passed(seat=c.seat, rulings=("P1",)))
 
 
 @_turn("PlaceKnight")
@@ -957,7 +958,7 @@ def _place_knight(tx: Tx, c: Any) -> None:
     info = tx.state.layout.electorates[_eidx(c.electorate)]
     space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
     pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
-    tx.emit(ev.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("P1", "X1")))  # type: ignore[arg-type]
+    tx.emit(E.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("P1", "X1")))  # type: ignore[arg-type]
 
 
 @_turn("MoveKnight")
@@ -966,7 +967,7 @@ def _move_knight(tx: Tx, c: Any) -> None:
     space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
     pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
     tx.emit(
-        ev.KnightMoved(
+        E.KnightMoved(
             owner=c.seat,
             from_space=c.from_space,
             to_space=tx.sid(space),  # type: ignore[arg-type]
@@ -982,7 +983,7 @@ def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str
     assert isinstance(tile, Tile)
     if tile.owner == seat:
         tx.emit(
-            ev.AristocratAgeChanged(
+            E.AristocratAgeChanged(
                 owner=seat,
                 space=tx.sid(target),
                 age_before=tile.age,
@@ -995,7 +996,7 @@ def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str
         return False
     if tile.age < 45:
         tx.emit(
-            ev.AristocratAgeChanged(
+            E.AristocratAgeChanged(
                 owner=tile.owner,
                 space=tx.sid(target),
                 age_before=tile.age,
@@ -1054,7 +1055,7 @@ def _ordinance(tx: Tx, c: Any) -> None:
     s = tx.state
     _take_card(tx, c.seat, "ordinance", s.layout.cards["ordinance"].cost, c.trier, ("P2", "P5"))
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
-    tx.emit(ev.CityPlaced(owner=c.seat, space=tx.sid(space), rulings=("P5", "X1")))  # type: ignore[arg-type]
+    tx.emit(E.CityPlaced(owner=c.seat, space=tx.sid(space), rulings=("P5", "X1")))  # type: ignore[arg-type]
     placed = sum(1 for piece in tx.state.board if isinstance(piece, City) and piece.owner == c.seat)
     score(tx, c.seat, 2 if placed == 3 else 1, f"city number {placed}", ("P5",))
 
@@ -1062,44 +1063,44 @@ def _ordinance(tx: Tx, c: Any) -> None:
 @_turn("BuyPromotion")
 def _promotion(tx: Tx, c: Any) -> None:
     _take_card(tx, c.seat, "promotion", tx.state.layout.cards["promotion"].cost, c.trier, ("P2", "P5"))
-    tx.emit(ev.KnightPromoted(owner=c.seat, space=c.knight, rulings=("P5",)))
+    tx.emit(E.KnightPromoted(owner=c.seat, space=c.knight, rulings=("P5",)))
 
 
 @_turn("BuyForeignKingsDaughter")
 def _fkd(tx: Tx, c: Any) -> None:
     cost = tx.state.layout.cards["foreign_kings_daughter"].cost
     _take_card(tx, c.seat, "foreign_kings_daughter", cost, c.trier, ("P2", "P5"))
-    tx.emit(ev.AristocratMarried(owner=c.seat, space=c.baron, reason="foreign_kings_daughter", rulings=("P5",)))
+    tx.emit(E.AristocratMarried(owner=c.seat, space=c.baron, reason="foreign_kings_daughter", rulings=("P5",)))
 
 
 @_turn("BuyRival")
 def _rival(tx: Tx, c: Any) -> None:
     _take_card(tx, c.seat, "rival", tx.state.layout.cards["rival"].cost, False, ("P1", "X12"))
-    tx.emit(ev.Passed(seat=c.seat, reason="rival", rulings=("P1",)))
+    tx.emit(E.Passed(seat=c.seat, reason="rival", rulings=("P1",)))
 
 
 @_turn("BuyCardWithoutEffect")
 def _without_effect(tx: Tx, c: Any) -> None:
     cost = tx.state.layout.cards[c.card].cost
-    tx.emit(ev.CardTaken(seat=c.seat, card=c.card, cost=cost, without_effect=True, rulings=("P2", "X9")))
+    tx.emit(E.CardTaken(seat=c.seat, card=c.card, cost=cost, without_effect=True, rulings=("P2", "X9")))
     pay(tx, c.seat, cost, c.card, ("P2", "X9"))
 
 
 @_turn("TakeGrayEminence")
 def _gray(tx: Tx, c: Any) -> None:
-    tx.emit(ev.PrivilegeUsed(seat=c.seat, electorate="brandenburg", rulings=("P7", "P8")))
-    tx.emit(ev.CardTaken(seat=c.seat, card="gray_eminence", cost=0, rulings=("P8",)))
+    tx.emit(E.PrivilegeUsed(seat=c.seat, electorate="brandenburg", rulings=("P7", "P8")))
+    tx.emit(E.CardTaken(seat=c.seat, card="gray_eminence", cost=0, rulings=("P8",)))
 
 
 @_turn("UseKoelnPrivilege")
 def _koeln(tx: Tx, c: Any) -> bool:
-    tx.emit(ev.PrivilegeUsed(seat=c.seat, electorate="koeln", rulings=("P3", "P7")))
+    tx.emit(E.PrivilegeUsed(seat=c.seat, electorate="koeln", rulings=("P3", "P7")))
     return doctor_effect(tx, c.seat, _space(tx.state, c.target), "koeln", ("P3",))  # type: ignore[arg-type]
 
 
 @_turn("UsePalatinatePrivilege")
 def _palatinate(tx: Tx, c: Any) -> None:
-    tx.emit(ev.PrivilegeUsed(seat=c.seat, electorate="palatinate", rulings=("P7",)))
+    tx.emit(E.PrivilegeUsed(seat=c.seat, electorate="palatinate", rulings=("P7",)))
     target, push = _target_of(tx.state, c.electorate, c.push)
     place_from_supply(tx, c.seat, target, push, False, 15, "palatinate", ("P7", "D2", "X1"))
 

@@ -29,6 +29,9 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     return _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
 
 
+HANDLERS = _HANDLERS  # event type -> (state, event) -> next state: evolve without the call around it
+
+
 _new = tuple.__new__
 _FIELD = {name: i for i, name in enumerate(GameState._fields)}
 _BOARD = _FIELD["board"]

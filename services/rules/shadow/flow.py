@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from events.shadow import events as ev
 from services.rules.shadow.effects import (
+    E,
     Tx,
     gain_thalers,
     kill,
@@ -63,7 +64,7 @@ def setup_next(tx: Tx, i: int) -> None:
         decision, couple, age = SETUP_STEPS[step]
         if step == 0 and seat == s.emperor:
             tx.emit(
-                ev.AristocratPlaced(
+                E.AristocratPlaced(
                     owner=seat, space="throne", couple=False, age=45, reason="setup", rulings=("S2", "X5")
                 )
             )
@@ -77,7 +78,7 @@ def setup_next(tx: Tx, i: int) -> None:
 # --- phases -------------------------------------------------------------------------------------------------
 def begin_phase(tx: Tx, round_: int, phase: int) -> None:
     """Start a phase and run it until a decision is needed."""
-    tx.emit(ev.PhaseStarted(round=round_, phase=phase))
+    tx.emit(E.PhaseStarted(round=round_, phase=phase))
     if phase == 1:
         collect_income(tx)
         begin_phase(tx, round_, 2)
@@ -120,7 +121,7 @@ def collect_income(tx: Tx) -> None:
         total = s.thalers[seat] + k["basic_income"] + own[seat] + controlled[seat] + saxony
         balance = min(total, k["max_thalers"])
         tx.emit(
-            ev.IncomeCollected(
+            E.IncomeCollected(
                 seat=seat,
                 basic=k["basic_income"],
                 own_cities=own[seat],
@@ -142,7 +143,7 @@ def age_aristocrats(tx: Tx) -> None:
             kill(tx, i, "old_age", ("A1",))
     survivors = tuple(tx.sid(i) for i in tiles if tx.state.board[i] is not None)
     if survivors:
-        tx.emit(ev.AristocratsAged(spaces=survivors, rulings=("A1",)))
+        tx.emit(E.AristocratsAged(spaces=survivors, rulings=("A1",)))
 
 
 def fill_empty_throne(tx: Tx, after: str) -> bool:
@@ -174,7 +175,7 @@ def put_on_throne(tx: Tx, seat: int, source: int | None, rulings: tuple[str, ...
         place_from_supply(tx, seat, s.layout.throne, None, False, 45, reason, rulings)
     else:
         tx.emit(
-            ev.ThroneLeftEmpty(seat=seat, reason="no eligible aristocrat and an empty supply", rulings=(*rulings, "X4"))
+            E.ThroneLeftEmpty(seat=seat, reason="no eligible aristocrat and an empty supply", rulings=(*rulings, "X4"))
         )
 
 
@@ -189,14 +190,14 @@ def descendants_next(tx: Tx, offset: int) -> None:
         pink = sum(1 for c in area if colours.get(c) == "pink")
         blue = sum(1 for c in area if colours.get(c) == "blue")
         outcome = "son" if blue > pink else ("daughter" if pink >= 1 else "none")
-        tx.emit(ev.DescendantsCounted(seat=seat, pink=pink, blue=blue, outcome=outcome, rulings=("D1", "B4")))
+        tx.emit(E.DescendantsCounted(seat=seat, pink=pink, blue=blue, outcome=outcome, rulings=("D1", "B4")))
         if outcome == "son" and place_son(tx, seat, offset):
             return
         if outcome == "daughter" and offer_daughter(tx, seat, offset):
             return
         offset += 1
         s = tx.state
-    tx.emit(ev.CardsReturned(rulings=("D1",)))
+    tx.emit(E.CardsReturned(rulings=("D1",)))
     begin_phase(tx, tx.state.round, 4)
 
 
@@ -204,11 +205,11 @@ def place_son(tx: Tx, seat: int, offset: int) -> bool:
     """A Baron aged 15 from supply onto an aristocrat space of the player's choice [D2, B3]."""
     s = tx.state
     if s.tiles_in_supply[seat] == 0:
-        tx.emit(ev.SonLost(seat=seat, reason="no tile in supply", rulings=("D2", "B3")))
+        tx.emit(E.SonLost(seat=seat, reason="no tile in supply", rulings=("D2", "B3")))
         return False
     options = [(e, p) for e in open_electorates(s) for p in distinct_pushes(s, push_options(s, e))]
     if not options:
-        tx.emit(ev.SonLost(seat=seat, reason="no free aristocrat space", rulings=("D2",)))
+        tx.emit(E.SonLost(seat=seat, reason="no free aristocrat space", rulings=("D2",)))
         return False
     if len(options) == 1:
         e, push = options[0]
@@ -231,7 +232,7 @@ def offer_daughter(tx: Tx, seat: int, offset: int) -> bool:
 
 def convent(tx: Tx, seat: int, rulings: tuple[str, ...]) -> None:
     """The daughter joins the convent: +1 thaler [D3, G2]."""
-    tx.emit(ev.DaughterEnteredConvent(seat=seat, rulings=rulings))
+    tx.emit(E.DaughterEnteredConvent(seat=seat, rulings=rulings))
     gain_thalers(tx, seat, 1, "convent", rulings)
 
 
@@ -239,8 +240,10 @@ def convent(tx: Tx, seat: int, rulings: tuple[str, ...]) -> None:
 def next_turn(tx: Tx) -> None:
     """The next player clockwise who has not passed takes a turn; when all passed, phase V [P1, G1]."""
     s = tx.state
-    start = s.emperor if s.turn is None else (s.turn + 1) % s.n
-    for seat in clockwise_from(s, start):
+    n = s.n
+    start = s.emperor if s.turn is None else (s.turn + 1) % n
+    for offset in range(n):  # clockwise from ``start``
+        seat = (start + offset) % n
         if seat not in s.passed:
             request(tx, "actions", (seat,), ("P1",))
             return
@@ -273,7 +276,7 @@ def electorates_from(tx: Tx, e: int) -> None:
         top = max(power)
         if top == 0:  # nobody has power: the (empty) seat stays as it is [V2]
             tx.emit(
-                ev.ElectorRetained(
+                E.ElectorRetained(
                     electorate=s.layout.electorates[e].key, owner=elector_owner(s, e), power=power, rulings=("V1", "V2")
                 )
             )
@@ -301,7 +304,7 @@ def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bo
     rulings = ("V1", "V2") if tie_broken_by is None else ("V1", "V2", "G1")
     if winner == incumbent:
         tx.emit(
-            ev.ElectorRetained(
+            E.ElectorRetained(
                 electorate=info.key, owner=incumbent, power=power, tie_broken_by=tie_broken_by, rulings=rulings
             )
         )
@@ -309,7 +312,7 @@ def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bo
         return False
     candidates = elector_candidates(s, winner, e)
     tx.emit(
-        ev.ElectorChanged(
+        E.ElectorChanged(
             electorate=info.key,
             previous_owner=incumbent,
             new_owner=winner if candidates else None,
@@ -387,7 +390,7 @@ def begin_election(tx: Tx) -> None:
     if s.rival is None:
         begin_phase(tx, s.round, 7)
         return
-    tx.emit(ev.ElectionCalled(emperor=s.emperor, rival=s.rival, rulings=("E1",)))
+    tx.emit(E.ElectionCalled(emperor=s.emperor, rival=s.rival, rulings=("E1",)))
     aims_next(tx)
 
 
@@ -464,7 +467,7 @@ def reveal_votes(tx: Tx) -> None:
     winner_side = "rival" if totals["rival"] > totals["emperor"] else "emperor"
     winner = rival if winner_side == "rival" else emperor
     tx.emit(
-        ev.VotesRevealed(
+        E.VotesRevealed(
             emperor=emperor,
             rival=rival,
             ballots=tuple(ballots),
@@ -482,14 +485,14 @@ def reveal_votes(tx: Tx) -> None:
         score(tx, ballot.seat, 1, "voted for the winner", ("E3",))
     if winner == emperor:
         tx.emit(
-            ev.EmperorRetained(
+            E.EmperorRetained(
                 seat=emperor, emperor_votes=totals["emperor"], rival_votes=totals["rival"], rulings=("E2",)
             )
         )
         begin_phase(tx, s.round, 7)
         return
     tx.emit(
-        ev.EmperorElected(
+        E.EmperorElected(
             seat=rival,
             previous=emperor,
             emperor_votes=totals["emperor"],
@@ -561,5 +564,5 @@ def end_round(tx: Tx) -> None:
         most = max(s.thalers[seat] for seat in winners)
         winners = [seat for seat in winners if s.thalers[seat] == most]
     tx.emit(
-        ev.GameEnded(scores=s.vp, thalers=s.thalers, winners=tuple(winners), shared=len(winners) > 1, rulings=rulings)
+        E.GameEnded(scores=s.vp, thalers=s.thalers, winners=tuple(winners), shared=len(winners) > 1, rulings=rulings)
     )
