@@ -69,6 +69,7 @@ import redis
 from projections.base import GameCtx, shown_text
 from projections.models import (
     REPLAY_SNAPSHOT_EVERY,
+    apply_view_patch,
     command_doc,
     compose_audit_entry,
     now_fields,
@@ -312,9 +313,9 @@ class ReadModels:
             raise BadVersion(f"after_version must be >= 0, not {after_version}")
         who = "spec" if seat is None else str(seat)
         pipe = self.r.pipeline(transaction=False)
-        pipe.hmget(self.keys.feed_now(game_id), "version", "over", f"view:{who}", f"legal:{who}")
+        pipe.hmget(self.keys.feed_now(game_id), "version", "over", "view:spec", f"view:{who}", f"legal:{who}")
         pipe.xrange(self.keys.feed(game_id), min=f"0-{after_version + 1}", max="+")
-        (version_raw, over_raw, view_raw, legal_raw), entries = pipe.execute()
+        (version_raw, over_raw, spec_raw, view_raw, legal_raw), entries = pipe.execute()
         if version_raw is None:
             # Not projected yet: the same answer, from the store. (A model a little behind answers as of its
             # version; the client resumes from there.)
@@ -333,11 +334,21 @@ class ReadModels:
             "game_id": game_id,
             "seat": seat,
             "version": version,
-            "view": orjson.loads(view_raw) if view_raw else None,
+            "view": self._seat_view(spec_raw, view_raw, seat),
             "legal": orjson.loads(legal_raw) if legal_raw else [],
             "events": events,
             "over": over_raw == b"1",
         }
+
+    @staticmethod
+    def _seat_view(spec_raw: bytes | None, own_raw: bytes | None, seat: int | None) -> dict[str, Any] | None:
+        """A seat's view from the stored spectators' view and the seat's difference to it."""
+        if spec_raw is None:
+            return None
+        spectators = orjson.loads(spec_raw)
+        if seat is None or own_raw is None:
+            return spectators  # type: ignore[no-any-return]
+        return apply_view_patch(spectators, orjson.loads(own_raw))
 
     def _seat_feed_from_store(self, game: _Game, seat: int | None, after: int) -> dict[str, Any]:
         decider = game.decider
@@ -358,7 +369,7 @@ class ReadModels:
             "game_id": game.game_id,
             "seat": seat,
             "version": game.version,
-            "view": orjson.loads(now[f"view:{who}"]),
+            "view": self._seat_view(now["view:spec"], now[f"view:{who}"], seat),
             "legal": orjson.loads(now[f"legal:{who}"]) if seat is not None else [],
             "events": events,
             "over": bool(decider.is_over(state)),

@@ -251,12 +251,32 @@ def now_fields(ctx: GameCtx, state: Any, version: int) -> list[Any]:
     # A decider may offer ``views(state, seats)``: every seat's view at once, cheaper than one by one.
     many = getattr(decider, "views", None)
     shown = many(state, seats) if many is not None else [decider.view(state, seat) for seat in seats]
+    spectators = shown[-1]
     for seat in range(len(ctx.players)):
         legal = decider.legal_commands(state, seat) if seat in awaited else []
         labelled = [{"command": c.to_dict(), "label": decider.label(c, state)} for c in legal]
-        fields += [f"view:{seat}", _dumps(shown[seat]), f"legal:{seat}", _dumps(labelled)]
-    fields += ["view:spec", _dumps(shown[-1])]
+        fields += [f"view:{seat}", _dumps(view_patch(spectators, shown[seat])), f"legal:{seat}", _dumps(labelled)]
+    fields += ["view:spec", _dumps(spectators)]
     return fields
+
+
+def view_patch(base: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+    """The top-level entries of ``view`` that differ from ``base`` (a seat's view is mostly the spectators':
+    storing only the difference keeps the write small). ``{**base, **patch}`` gives ``view`` back; a key the
+    seat's view lacks is stored as ``{"__removed__": [keys]}``."""
+    patch = {k: v for k, v in view.items() if k not in base or (base[k] is not v and base[k] != v)}
+    removed = [k for k in base if k not in view]
+    if removed:
+        patch["__removed__"] = removed
+    return patch
+
+
+def apply_view_patch(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """The seat's view from the spectators' view and the seat's :func:`view_patch`."""
+    view = {**base, **patch}
+    for key in view.pop("__removed__", ()):
+        view.pop(key, None)
+    return view
 
 
 def describe_event(ctx: GameCtx, a: Applied) -> str:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from events.shadow import events as ev
 from projections.api import ReadModels
 from projections.base import Applied, GameCtx
-from projections.models import FeedModel
+from projections.models import FeedModel, apply_view_patch
 from projections.rebuild import rebuild
 from projections.store import Ops, RMKeys
 from services.bus.keys import Layout
@@ -95,7 +95,9 @@ def _check_secrecy(names: tuple[str, ...], log: list[Any], writes: list[tuple[in
             elif command == "HSET":
                 fields = dict(zip(args[::2], args[1::2], strict=True))
                 for seat in seats:
-                    view = orjson.loads(fields["view:spec" if seat is None else f"view:{seat}"])
+                    view = orjson.loads(fields["view:spec"])
+                    if seat is not None:
+                        view = apply_view_patch(view, orjson.loads(fields[f"view:{seat}"]))
                     for other in open_votes[last] - {seat}:
                         checked += 1
                         assert view["votes"][other] in (None, "sealed"), (seat, other, last)
