@@ -32,7 +32,6 @@ from services.rules.shadow.queries import (
     KOELN,
     PALATINATE,
     TRIER,
-    Census,
     census,
     doctor_targets,
     elector_candidates,
@@ -420,25 +419,16 @@ def permit_cost(s: GameState, couple: bool) -> int:
     return s.layout.constants["permit_couple_cost"] if couple else s.layout.cards["permit"].cost
 
 
-def _pushes_with_ids(c: Census) -> list[tuple[str, list[str | None]]]:
-    """(electorate key, push space ids) of every open electorate, in board order."""
-    ekeys, sids = c.t.ekeys, c.t.sids
-    return [(ekeys[e], [None if i is None else sids[i] for i in c.pushes[e]]) for e in c.open]
-
-
 @_action("BuyPermit")
 def _opt_permit(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if s.tiles_in_supply[seat] == 0:
         return ()
     out = []
-    places = None
     for couple in (False, True):
         modes = _modes(s, seat, "permit", permit_cost(s, couple))
         if not modes:
             continue
-        if places is None:
-            places = _pushes_with_ids(census(s))
-        for ekey, pushes in places:
+        for _, ekey, pushes in census(s).places:
             for push in pushes:
                 for trier in modes:
                     out.append(("BuyPermit", couple, ekey, push, trier))
@@ -516,7 +506,7 @@ def _opt_koeln(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
 def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
     if not (holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0):
         return ()
-    return [("UsePalatinatePrivilege", ekey, push) for ekey, pushes in _pushes_with_ids(census(s)) for push in pushes]
+    return [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in census(s).places for push in pushes]
 
 
 def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
@@ -575,19 +565,15 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     if trier_modes:
         sources = [layout.spaces[i] for i in tiles_of(s, seat, (ARISTOCRAT,))]
         if sources:
-            all_pushes = c.pushes
-            for e in c.open:
-                pushes = all_pushes[e]
+            for e, ekey, pushes in c.places:
                 if not pushes:
                     continue
-                ekey = ekeys[e]
                 for source in sources:
                     if source.electorate == e:
                         continue
                     for push in pushes:
-                        push_id = None if push is None else sids[push]
                         for trier in trier_modes:
-                            keys.append(("BuyMove", source.id, ekey, push_id, trier))
+                            keys.append(("BuyMove", source.id, ekey, push, trier))
     ends.append(len(keys))
     # BuyPope, BuyChurchInfluence, BuyExcommunication
     for command_type, card in _SIMPLE_CARDS:
@@ -598,15 +584,12 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     keys += [("BuyIndulgence", trier) for trier in modes("indulgence", cards["indulgence"].cost)]
     ends.append(len(keys))
     # BuyPermit
-    places: list[tuple[str, list[str | None]]] | None = None
     if s.tiles_in_supply[seat] != 0:
         for couple in (False, True):
             trier_modes = modes("permit", permit_cost(s, couple))
             if not trier_modes:
                 continue
-            if places is None:
-                places = _pushes_with_ids(c)
-            for ekey, pushes in places:
+            for _, ekey, pushes in c.places:
                 for push in pushes:
                     for trier in trier_modes:
                         keys.append(("BuyPermit", couple, ekey, push, trier))
@@ -652,9 +635,7 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     ends.append(len(keys))
     # UsePalatinatePrivilege
     if holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0:
-        if places is None:
-            places = _pushes_with_ids(c)
-        keys += [("UsePalatinatePrivilege", ekey, push) for ekey, pushes in places for push in pushes]
+        keys += [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in c.places for push in pushes]
     ends.append(len(keys))
     return keys, ends
 

@@ -161,6 +161,17 @@ class Census:
         return self.__dict__["free_cities"]  # type: ignore[no-any-return]
 
     @_lazy
+    def places(self) -> tuple[tuple[int, str, tuple[str | None, ...]], ...]:
+        """(electorate, its key, :func:`push_options` as space ids) of every open electorate, in board order."""
+        sids, ekeys = self.t.sids, self.t.ekeys
+        pushes = self.pushes
+        out = []
+        for e in self.open:
+            options = pushes[e]
+            out.append((e, ekeys[e], options if options is _FREE else tuple(map(sids.__getitem__, options))))
+        return tuple(out)  # type: ignore[arg-type]
+
+    @_lazy
     def taken(self) -> dict[str, int]:
         """Cards of each type lying in play areas."""
         taken: dict[str, int] = {}
