@@ -7,6 +7,7 @@ space holds). Labels are for people: the JSON command stays the thing that is se
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from events.base import Command
@@ -40,6 +41,7 @@ def electorate_name(key: str) -> str:
     return SHORT_NAMES.get(key, key)
 
 
+@lru_cache(maxsize=1024)
 def space_name(space: str) -> str:
     """A space id in words: ``mainz.aristocrat.2`` -> ``aristocrat space 3 of Mainz``."""
     if space == "throne":
