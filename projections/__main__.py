@@ -58,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--batch", type=int, default=RunnerConfig().batch)
     run_p.add_argument("--block-ms", type=int, default=RunnerConfig().block_ms)
     run_p.add_argument("--claim-idle-ms", type=int, default=RunnerConfig().claim_idle_ms)
+    run_p.add_argument("--gather-ms", type=int, default=RunnerConfig().gather_ms, help="see RunnerConfig.gather_ms")
     run_p.add_argument("--stats-key", default=None, help="RPUSH projection lag samples (ms) to this Redis list")
     run_p.add_argument(
         "--processes", type=int, default=0,
@@ -98,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         batch=args.batch,
         block_ms=args.block_ms,
         claim_idle_ms=args.claim_idle_ms,
+        gather_ms=args.gather_ms,
         lag_samples=200_000 if args.stats_key else 0,
     )
     fold_cache = FoldCache()  # the models of this process fold each event once between them
@@ -151,8 +153,10 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
         common += ["--plugin", module]
     if args.log_level:
         common += ["--log-level", args.log_level]
-    run = ["run", "--consumer", args.consumer, "--batch", str(args.batch), "--block-ms", str(args.block_ms),
-           "--claim-idle-ms", str(args.claim_idle_ms), "--processes", "1"]  # fmt: skip
+    run = [
+        "run", "--consumer", args.consumer, "--batch", str(args.batch), "--block-ms", str(args.block_ms),
+        "--claim-idle-ms", str(args.claim_idle_ms), "--gather-ms", str(args.gather_ms), "--processes", "1",
+    ]  # fmt: skip
     if args.stats_key:
         run += ["--stats-key", args.stats_key]
     children = [

@@ -51,6 +51,8 @@ class RunnerConfig:
     """Game contexts (decider state at the checkpoint) kept in memory."""
     backfill_chunk: int = 500
     """Events per apply when catching up from the event store (rebuilds, gaps)."""
+    gather_ms: int = 10
+    """While entries keep coming, read at most every this many ms (more per read: far less CPU per event)."""
     lag_samples: int = 0
     """Keep this many commit-to-write lags (ms) of live events in ``lags`` (0: none; the benchmark asks)."""
 
@@ -144,6 +146,8 @@ class ProjectionWorker:
         self._pending = set(self.shards)
         self._next_recover = 0.0
         self._ready = False
+        self._last_read = 0.0
+        self._last_batch = 0
         self.log = get_logger("projection", model=model.name, consumer=consumer)
 
     # --- setup ----------------------------------------------------------------------------------------
@@ -206,7 +210,13 @@ class ProjectionWorker:
         if now >= self._next_recover:
             self._claim_idle()
             self._next_recover = now + self.cfg.recover_every_ms / 1000
+        if block_ms is None and self._last_batch and now < self._last_read + self.cfg.gather_ms / 1000:
+            # Busy: let entries gather a few ms rather than pay a read, an apply and an ack for each one or two.
+            # (After a quiet spell the next read blocks and wakes at once: an idle feed adds no delay.)
+            time.sleep(self._last_read + self.cfg.gather_ms / 1000 - now)
+        self._last_read = time.monotonic()
         entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
+        self._last_batch = len(entries)
         if entries:
             self.handle(entries)
         return len(entries)
