@@ -72,6 +72,7 @@ from projections.models import (
     apply_view_patch,
     command_doc,
     compose_audit_entry,
+    labelled_legal,
     now_fields,
     scoreboard_doc,
 )
@@ -152,6 +153,7 @@ class ReadModels:
         # Decoded archives (an archived game's replay reads its whole blob once) and final states of ended games.
         self._archives: OrderedDict[str, tuple[list[StoredEvent], list[Any]]] = OrderedDict()
         self._finals: OrderedDict[tuple[str, int], Any] = OrderedDict()
+        self._legals: OrderedDict[tuple[str, int, int], list[dict[str, Any]]] = OrderedDict()
 
     # --- scoreboard -----------------------------------------------------------------------------------
     def scoreboard(self, game_id: str) -> dict[str, Any]:
@@ -313,9 +315,10 @@ class ReadModels:
             raise BadVersion(f"after_version must be >= 0, not {after_version}")
         who = "spec" if seat is None else str(seat)
         pipe = self.r.pipeline(transaction=False)
-        pipe.hmget(self.keys.feed_now(game_id), "version", "over", "view:spec", f"view:{who}", f"legal:{who}")
+        # One read of the hash: the view, who is awaited and the state all belong to the same version.
+        pipe.hmget(self.keys.feed_now(game_id), "version", "over", "view:spec", f"view:{who}", "awaiting", "state")
         pipe.xrange(self.keys.feed(game_id), min=f"0-{after_version + 1}", max="+")
-        (version_raw, over_raw, spec_raw, view_raw, legal_raw), entries = pipe.execute()
+        (version_raw, over_raw, spec_raw, view_raw, awaiting_raw, state_raw), entries = pipe.execute()
         if version_raw is None:
             # Not projected yet: the same answer, from the store. (A model a little behind answers as of its
             # version; the client resumes from there.)
@@ -335,10 +338,32 @@ class ReadModels:
             "seat": seat,
             "version": version,
             "view": self._seat_view(spec_raw, view_raw, seat),
-            "legal": orjson.loads(legal_raw) if legal_raw else [],
+            "legal": self._legal(game, version, seat, awaiting_raw, state_raw),
             "events": events,
             "over": over_raw == b"1",
         }
+
+    def _legal(
+        self, game: _Game, version: int, seat: int | None, awaiting_raw: bytes | None, state_raw: bytes | None
+    ) -> list[dict[str, Any]]:
+        """The labelled legal commands of an awaited seat, from the feed model's stored state (cached)."""
+        if seat is None or awaiting_raw is None or seat not in orjson.loads(awaiting_raw):
+            return []
+        key = (game.game_id, version, seat)
+        with self._lock:
+            hit = self._legals.get(key)
+        if hit is not None:
+            return hit
+        if state_raw is not None:
+            state = game.decider.restore(state_raw)
+        else:
+            state, _ = self._state_at(game, version)
+        legal = orjson.loads(orjson.dumps(labelled_legal(game.decider, state, seat), default=str))
+        with self._lock:
+            self._legals[key] = legal
+            while len(self._legals) > 1024:
+                self._legals.popitem(last=False)
+        return legal  # type: ignore[no-any-return]
 
     @staticmethod
     def _seat_view(spec_raw: bytes | None, own_raw: bytes | None, seat: int | None) -> dict[str, Any] | None:
@@ -370,7 +395,9 @@ class ReadModels:
             "seat": seat,
             "version": game.version,
             "view": self._seat_view(now["view:spec"], now[f"view:{who}"], seat),
-            "legal": orjson.loads(now[f"legal:{who}"]) if seat is not None else [],
+            "legal": orjson.loads(orjson.dumps(labelled_legal(decider, state, seat), default=str))
+            if seat is not None and seat in decider.awaited(state)
+            else [],
             "events": events,
             "over": bool(decider.is_over(state)),
         }

@@ -248,23 +248,35 @@ class FeedModel(Projection):
 
 
 def now_fields(ctx: GameCtx, state: Any, version: int) -> list[Any]:
-    """``version``, ``over``, and per seat its view and labelled legal commands (``spec``: the spectators')."""
+    """``version``, ``over``, ``awaiting``, the state (decider snapshot), the spectators' view and per seat
+    what its view adds to it.
+
+    The legal commands are not stored: only awaited seats have any, the one or two that ask for them, and
+    listing and labelling them costs more than everything else here; :func:`labelled_legal` makes them from the
+    stored state when asked (the API caches them per version)."""
     decider = ctx.decider
-    fields: list[Any] = ["version", version, "over", "1" if decider.is_over(state) else "0"]
-    awaited = set(decider.awaited(state))
+    awaited = list(decider.awaited(state))
+    fields: list[Any] = [
+        "version", version, "over", "1" if decider.is_over(state) else "0", "awaiting", _dumps(awaited),
+        "state", decider.snapshot(state),
+    ]  # fmt: skip
     seats: list[int | None] = [*range(len(ctx.players)), None]
     # A decider may offer ``views(state, seats)``: every seat's view at once, cheaper than one by one.
     many = getattr(decider, "views", None)
     shown = many(state, seats) if many is not None else [decider.view(state, seat) for seat in seats]
     spectators = shown[-1]
     for seat in range(len(ctx.players)):
-        legal = decider.legal_commands(state, seat) if seat in awaited else []
-        # One serializer call for the whole list (2.5x faster than a model_dump per command).
-        as_json = _COMMAND_LIST.dump_python(legal, mode="json") if legal else []
-        labelled = [{"command": j, "label": decider.label(c, state)} for c, j in zip(legal, as_json, strict=True)]
-        fields += [f"view:{seat}", _dumps(view_patch(spectators, shown[seat])), f"legal:{seat}", _dumps(labelled)]
+        fields += [f"view:{seat}", _dumps(view_patch(spectators, shown[seat]))]
     fields += ["view:spec", _dumps(spectators)]
     return fields
+
+
+def labelled_legal(decider: Any, state: Any, seat: int) -> list[dict[str, Any]]:
+    """The seat's legal commands, each as JSON with its readable label."""
+    legal = decider.legal_commands(state, seat)
+    # One serializer call for the whole list (2.5x faster than a model_dump per command).
+    as_json = _COMMAND_LIST.dump_python(legal, mode="json") if legal else []
+    return [{"command": j, "label": decider.label(c, state)} for c, j in zip(legal, as_json, strict=True)]
 
 
 def view_patch(base: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,9 @@ by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:rm:feed:<gid>                 stream  id 0-<version>: ``e``/``x`` the event and its text as the
                                                        spectators see it; ``e<seat>``/``x<seat>`` where a seat sees
                                                        it otherwise (``e<seat>`` empty: withheld from that seat)
-    throne:{s17}:rm:feed:<gid>:now             hash    ``version``, ``over``, ``view:spec`` (the spectators'), per seat
-                                                       ``view:<seat>`` (what differs from it) and ``legal:<seat>``
+    throne:{s17}:rm:feed:<gid>:now             hash    ``version``, ``over``, ``awaiting``, ``state`` (decider
+                                                       snapshot), ``view:spec`` (the spectators'), per seat
+                                                       ``view:<seat>`` (what differs from it)
 
 The leaderboard spans games, so it has a tag of its own::
 
