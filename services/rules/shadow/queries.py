@@ -89,17 +89,12 @@ class Census:
     @_lazy
     def tiles(self) -> list[tuple[int, Tile]]:
         """(space, tile) of every tile on the board, in board order (the scan also lists the knights)."""
-        tiles: list[tuple[int, Tile]] = []
-        knights: list[tuple[int, Knight]] = []
-        for i, p in enumerate(self.s.board):
-            if p is not None:
-                kind = type(p)
-                if kind is Tile:
-                    tiles.append((i, p))  # type: ignore[arg-type]
-                elif kind is Knight:
-                    knights.append((i, p))  # type: ignore[arg-type]
-        self.__dict__["knights"] = knights
-        return tiles
+        board = self.s.board
+        types = self.types
+        spaces = range(len(board))
+        tiles = [(i, board[i]) for i in compress(spaces, map(is_, types, repeat(Tile)))]
+        self.__dict__["knights"] = [(i, board[i]) for i in compress(spaces, map(is_, types, repeat(Knight)))]
+        return tiles  # type: ignore[return-value]
 
     @_lazy
     def knights(self) -> list[tuple[int, Knight]]:
@@ -194,8 +189,20 @@ def census(s: GameState) -> Census:
     last = _last_census
     if last is not None and last.s is s:
         return last
-    last = _last_census = Census(s)
-    return last
+    found = _last_census = Census(s)
+    if last is not None and last.s.board is s.board and last.t.layout is s.layout:
+        # The same board (an event that moved no piece): its answers carry over; those of the electorates
+        # also depend on the closed ones.
+        before, now = last.__dict__, found.__dict__
+        for name in _BOARD_ANSWERS if last.s.closed is s.closed else _PIECE_ANSWERS:
+            if name in before:
+                now[name] = before[name]
+    return found
+
+
+# Census answers that depend on the board only, and those that depend on the board and the closed electorates.
+_PIECE_ANSWERS = ("types", "tiles", "knights")
+_BOARD_ANSWERS = (*_PIECE_ANSWERS, "pushes", "knight_spaces", "free_cities")
 
 
 def clockwise_from(s: GameState, first: int) -> list[int]:
