@@ -15,7 +15,7 @@ import redis
 from pydantic import SerializeAsAny, TypeAdapter
 
 from events.base import Command
-from projections.base import Applied, GameCtx, Projection, describe, iso_ms, shown_text
+from projections.base import Applied, GameCtx, Projection, iso_ms, shown_text
 from projections.store import Ops, ProjectionScripts, RMKeys
 from services.store.eventstore import StoredCommand, command_from_entry
 
@@ -296,11 +296,6 @@ def apply_view_patch(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, A
     for key in view.pop("__removed__", ()):
         view.pop(key, None)
     return view
-
-
-def describe_event(ctx: GameCtx, a: Applied) -> str:
-    """The unfiltered text of an event (for spectators of a finished game, and the audit)."""
-    return describe(ctx.decider, a.event, ctx.players)
 
 
 ALL_MODELS: dict[str, type[Projection]] = {
