@@ -16,7 +16,7 @@ from events.base import Command
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow import flow
-from services.rules.shadow.board import ARISTOCRAT, ELECTORATE_KEYS
+from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTORATE_KEYS
 from services.rules.shadow.effects import (
     E,
     Tx,
@@ -29,6 +29,7 @@ from services.rules.shadow.effects import (
 )
 from services.rules.shadow.queries import (
     BRANDENBURG,
+    DOCTOR_KINDS,
     KOELN,
     PALATINATE,
     TRIER,
@@ -516,7 +517,7 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     list; a change to a phase IV option function must be made here too."""
     c = census(s)
     t = c.t
-    sids, ekeys = t.sids, t.ekeys
+    sids, ekeys, kinds = t.sids, t.ekeys, t.kinds
     layout = s.layout
     cards = layout.cards
     knight_cost = layout.constants["knight_cost"]
@@ -543,10 +544,12 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
             keys += [("PlaceKnight", ekeys[e], kind) for kind, e in free]
         ends.append(len(keys))
         if free:
-            spaces = layout.spaces
-            for src in knights_of(s, seat):
-                origin = spaces[src]
-                sid, here, here_kind = origin.id, origin.electorate, origin.kind
+            electorate_of = t.electorate_of
+            for src, piece in c.knights:  # knights_of(s, seat)
+                here_kind = kinds[src]
+                if piece.owner != seat or here_kind not in _KNIGHT_KINDS:
+                    continue
+                sid, here = sids[src], electorate_of[src]
                 for kind, e in free:
                     if kind != here_kind or e != here:
                         keys.append(("MoveKnight", sid, ekeys[e], kind))
@@ -557,13 +560,16 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     doctor: list[str] | None = None
     trier_modes = modes("doctor", cards["doctor"].cost)
     if trier_modes:
-        doctor = [sids[i] for i in doctor_targets(s, seat)]
+        doctor = [  # doctor_targets(s, seat)
+            sids[i] for i, piece in c.tiles if kinds[i] in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15)
+        ]
         keys += [("BuyDoctor", target, trier) for trier in trier_modes for target in doctor]
     ends.append(len(keys))
     # BuyMove
     trier_modes = modes("move", cards["move"].cost)
     if trier_modes:
-        sources = [layout.spaces[i] for i in tiles_of(s, seat, (ARISTOCRAT,))]
+        spaces = layout.spaces  # tiles_of(s, seat, (ARISTOCRAT,))
+        sources = [spaces[i] for i, piece in c.tiles if piece.owner == seat and kinds[i] == ARISTOCRAT]
         if sources:
             for e, ekey, pushes in c.places:
                 if not pushes:
@@ -604,13 +610,14 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     if s.tiles_in_supply[seat] != 0:
         trier_modes = modes("promotion", cards["promotion"].cost)
         if trier_modes:
-            knights = [sids[i] for i in knights_of(s, seat, (ARISTOCRAT,))]
+            knights = [sids[i] for i, piece in c.knights if piece.owner == seat and kinds[i] == ARISTOCRAT]
             keys += [("BuyPromotion", knight, trier) for trier in trier_modes for knight in knights]
     ends.append(len(keys))
     # BuyForeignKingsDaughter
     trier_modes = modes("foreign_kings_daughter", cards["foreign_kings_daughter"].cost)
     if trier_modes:
-        barons = [sids[i] for i in own_barons_for_marriage(s, seat)]
+        marriage = t.marriage  # own_barons_for_marriage(s, seat)
+        barons = [sids[i] for i, piece in c.tiles if piece.owner == seat and not piece.couple and marriage[i]]
         keys += [("BuyForeignKingsDaughter", baron, trier) for trier in trier_modes for baron in barons]
     ends.append(len(keys))
     # BuyRival
@@ -630,7 +637,9 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     # UseKoelnPrivilege
     if holds_privilege(s, seat, KOELN):
         if doctor is None:
-            doctor = [sids[i] for i in doctor_targets(s, seat)]
+            doctor = [
+                sids[i] for i, piece in c.tiles if kinds[i] in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15)
+            ]
         keys += [("UseKoelnPrivilege", target) for target in doctor]
     ends.append(len(keys))
     # UsePalatinatePrivilege
@@ -640,6 +649,7 @@ def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
     return keys, ends
 
 
+_KNIGHT_KINDS = (ARISTOCRAT, CASTLE)  # the default kinds of knights_of
 _SIMPLE_CARDS = (
     ("BuyPope", "pope"),
     ("BuyChurchInfluence", "church_influence"),

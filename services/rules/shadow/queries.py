@@ -42,11 +42,23 @@ class Tables:
     """A layout by index: names of spaces and electorates (to build command keys), per electorate the slices
     of its aristocrat, castle and city spaces, and the stack size of each card per number of players."""
 
-    __slots__ = ("aristocrats", "castles", "cities", "ekeys", "groups", "layout", "sids", "stacks")
+    __slots__ = (
+        "aristocrats", "castles", "cities", "ekeys", "electorate_of", "groups", "kinds", "layout", "marriage",
+        "sids", "stacks",
+    )  # fmt: skip
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
         self.sids: tuple[str, ...] = tuple(sp.id for sp in layout.spaces)
+        self.kinds: tuple[str, ...] = tuple(sp.kind for sp in layout.spaces)
+        self.electorate_of: tuple[int, ...] = tuple(sp.electorate for sp in layout.spaces)
+        # Spaces where an own Baron may become a Couple by the Foreign king's daughter [P5]
+        # (see own_barons_for_marriage).
+        self.marriage: tuple[bool, ...] = tuple(
+            sp.kind in (THRONE, ARISTOCRAT, EMINENCE)
+            or (sp.kind == ELECTOR and not layout.electorates[sp.electorate].spiritual)
+            for sp in layout.spaces
+        )
         self.ekeys: tuple[str, ...] = tuple(e.key for e in layout.electorates)
         self.aristocrats = tuple(_span(e.aristocrats) for e in layout.electorates)
         self.castles = tuple(_span(e.castles) for e in layout.electorates)
@@ -90,11 +102,17 @@ class Census:
     def tiles(self) -> list[tuple[int, Tile]]:
         """(space, tile) of every tile on the board, in board order (the scan also lists the knights)."""
         board = self.s.board
-        types = self.types
-        spaces = range(len(board))
-        tiles = [(i, board[i]) for i in compress(spaces, map(is_, types, repeat(Tile)))]
-        self.__dict__["knights"] = [(i, board[i]) for i in compress(spaces, map(is_, types, repeat(Knight)))]
-        return tiles  # type: ignore[return-value]
+        tiles: list[tuple[int, Tile]] = []
+        knights: list[tuple[int, Knight]] = []
+        for i in compress(range(len(board)), board):  # the occupied spaces (a piece is true, None false)
+            p = board[i]
+            kind = type(p)
+            if kind is Tile:
+                tiles.append((i, p))  # type: ignore[arg-type]
+            elif kind is Knight:
+                knights.append((i, p))  # type: ignore[arg-type]
+        self.__dict__["knights"] = knights
+        return tiles
 
     @_lazy
     def knights(self) -> list[tuple[int, Knight]]:
