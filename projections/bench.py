@@ -88,6 +88,7 @@ def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: 
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError("the projection process did not start")
             time.sleep(0.05)
+        time.sleep(1.0)  # the children finish warming up: the figure is the steady state, not the start
         figures = perf.measure_latency(url, scripts, rate=rate, seconds=seconds, layout=layout, keep=True)
         games = [f"g{i}" for i in range(len(scripts))]
         deadline = time.monotonic() + 60
