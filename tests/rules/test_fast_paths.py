@@ -23,6 +23,7 @@ from services.rules.shadow.queries import (
     PALATINATE,
     TRIER,
     Census,
+    census,
     first_free,
     open_electorates,
     push_options,
@@ -122,6 +123,38 @@ def test_given_positions_when_asking_the_census_then_it_answers_like_the_queries
         ]
         assert c.tiles == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Tile)]
         assert c.knights == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Knight)]
+
+
+CENSUS_ANSWERS = ("types", "tiles", "knights", "open", "pushes", "knight_spaces", "free_cities", "places", "taken")
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_given_consecutive_states_when_the_census_carries_answers_over_then_they_equal_fresh_ones(
+    players: int,
+) -> None:
+    """[T1, D2, X1, B5] The census of a state with the previous state's board (or play areas) reuses that
+    census's answers: each equals the answer of a census made from scratch, after every event of a game."""
+    state = None
+    for event in DECIDER.start(NAMES[:players], {}, 5):
+        state = DECIDER.evolve(state, event)
+    rng = random.Random(5)
+    carried = 0
+    while not DECIDER.is_over(state):
+        seat = DECIDER.awaited(state)[0]
+        result = DECIDER.execute(state, DECIDER.sample_legal(state, seat, rng))
+        assert not isinstance(result, Rejection)
+        for event in result[0]:
+            before = census(state)
+            for name in CENSUS_ANSWERS:
+                getattr(before, name)
+            after = DECIDER.evolve(state, event)
+            reused = census(after)
+            carried += after.board is state.board
+            fresh = Census(after)
+            for name in CENSUS_ANSWERS:
+                assert getattr(reused, name) == getattr(fresh, name), (event.type, name)
+            state = after
+    assert carried > 100
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -215,12 +215,14 @@ def census(s: GameState) -> Census:
         for name in _BOARD_ANSWERS if last.s.closed is s.closed else _PIECE_ANSWERS:
             if name in before:
                 now[name] = before[name]
+    if last is not None and last.s.play_areas is s.play_areas and "taken" in last.__dict__:
+        found.__dict__["taken"] = last.__dict__["taken"]  # the same play areas: the same cards taken
     return found
 
 
 # Census answers that depend on the board only, and those that depend on the board and the closed electorates.
 _PIECE_ANSWERS = ("types", "tiles", "knights")
-_BOARD_ANSWERS = (*_PIECE_ANSWERS, "pushes", "knight_spaces", "free_cities")
+_BOARD_ANSWERS = (*_PIECE_ANSWERS, "open", "pushes", "knight_spaces", "free_cities", "places")
 
 
 def clockwise_from(s: GameState, first: int) -> list[int]:
