@@ -135,7 +135,10 @@ def local_redis(url: str | None = None) -> Iterator[str]:
         yield url
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def _percentile(sorted_values: Sequence[float], q: float) -> float:

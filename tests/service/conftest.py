@@ -28,6 +28,7 @@ import tests.service.toy_game  # noqa: F401 - registers toy21
 from services.bus.client import ServiceClient
 from services.bus.keys import Layout
 from services.log import configure
+from services.worker.perf import local_redis
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 REDIS_SERVER = os.environ.get("THRONE_REDIS_SERVER", "/usr/bin/redis-server")
@@ -73,22 +74,8 @@ def redis_url() -> Iterator[str]:
     """A redis-server of our own on a free loopback port, for the whole session."""
     if not (shutil.which(REDIS_SERVER) or os.path.exists(REDIS_SERVER)):
         pytest.skip(f"no redis-server at {REDIS_SERVER}")
-    port = free_port()
-    proc = subprocess.Popen(
-        [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        _wait_ping(lambda: redis.Redis.from_url(url))
+    with local_redis() as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @pytest.fixture(scope="session")
