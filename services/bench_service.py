@@ -1,8 +1,9 @@
 """The service's section of ``make bench`` (picked up by services/bench.py when this module exists).
 
 Runs on real local Redis: REDIS_URL if set, else a redis-server of its own on a free loopback port. Figures:
-``xadd_rtt_p50_us``/``p99``, ``service_commands_per_s`` (one rules worker, target >= 3000) and
-``latency_p50_ms``/``p99`` at 1000 commands/s.
+``redis_xadd_rtt_p50_ms`` (the raw round trip, so the others read as a ratio; also ``xadd_rtt_p50_us``/``p99``),
+``service_commands_per_s`` (one rules worker, target >= 3000) and ``service_latency_p50_ms``/``p99`` (submitted
+to outcome visible, at 1000 commands/s; target p50 <= 2).
 """
 
 from __future__ import annotations
@@ -29,11 +30,15 @@ def bench(ctx: Any) -> dict[str, Any]:
             f"service: {figures['service_commands']} commands of {figures['service_games']} games through one "
             f"rules worker = {figures['service_commands_per_s']:,.0f} commands/s"
         )
-        figures.update(perf.measure_latency(url, scripts, rate=1000, seconds=1 if quick else 5))
+        latency = perf.measure_latency(url, scripts, rate=1000, seconds=1 if quick else 5)
+        figures["service_latency_p50_ms"] = latency.pop("latency_p50_ms")
+        figures["service_latency_p99_ms"] = latency.pop("latency_p99_ms")
+        figures.update(latency)
         ctx.say(
             f"service latency at {figures['latency_rate_achieved']:.0f} commands/s: "
-            f"p50 {figures['latency_p50_ms']} ms, p99 {figures['latency_p99_ms']} ms"
+            f"p50 {figures['service_latency_p50_ms']} ms, p99 {figures['service_latency_p99_ms']} ms"
         )
+    figures["redis_xadd_rtt_p50_ms"] = round(figures["xadd_rtt_p50_us"] / 1000, 4)
     return figures
 
 

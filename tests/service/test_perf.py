@@ -25,3 +25,21 @@ def test_the_bench_functions_measure_the_service_on_real_redis(redis_url: str) -
     assert throughput["service_commands"] == sum(len(s.moves) for s in scripts)
     assert throughput["service_commands_per_s"] > 0
     assert latency["latency_samples"] > 0 and 0 < latency["latency_p50_ms"] <= latency["latency_p99_ms"]
+
+
+def test_given_quick_mode_when_the_service_section_runs_then_it_reports_the_figures_by_their_names(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue names these keys: the raw XADD round trip, commands/s and latency through the service."""
+    import io
+
+    from services import bench_service
+    from services.bench import Context
+    from services.rules.registry import get_decider
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    figures = bench_service.bench(Context(decider=get_decider("shadow"), games=4, out=io.StringIO()))
+
+    for key in ("redis_xadd_rtt_p50_ms", "service_commands_per_s", "service_latency_p50_ms", "service_latency_p99_ms"):
+        assert figures[key] > 0, key
+    assert figures["service_latency_p50_ms"] <= figures["service_latency_p99_ms"]
