@@ -50,8 +50,14 @@ def passed(seat: int) -> ev.Passed:
     return ev.Passed(seat=seat)
 
 
-def phase4_events(*facts: Event, players: int = 4, emperor: int = 0, turn: int | None = None,
-                  round_: int = 2, settings: dict[str, Any] | None = None) -> list[Event]:
+def phase4_events(
+    *facts: Event,
+    players: int = 4,
+    emperor: int = 0,
+    turn: int | None = None,
+    round_: int = 2,
+    settings: dict[str, Any] | None = None,
+) -> list[Event]:
     """The events of an arranged phase IV position (``turn`` defaults to the Emperor)."""
     table = {"start_player": emperor, **(settings or {})}
     return [
@@ -62,11 +68,16 @@ def phase4_events(*facts: Event, players: int = 4, emperor: int = 0, turn: int |
     ]
 
 
-def phase4(*facts: Event, players: int = 4, emperor: int = 0, turn: int | None = None, round_: int = 2,
-           settings: dict[str, Any] | None = None) -> GameState:
+def phase4(
+    *facts: Event,
+    players: int = 4,
+    emperor: int = 0,
+    turn: int | None = None,
+    round_: int = 2,
+    settings: dict[str, Any] | None = None,
+) -> GameState:
     """An arranged phase IV position, waiting for ``turn`` (default: the Emperor) to act."""
-    return given(phase4_events(*facts, players=players, emperor=emperor, turn=turn, round_=round_,
-                               settings=settings))
+    return given(phase4_events(*facts, players=players, emperor=emperor, turn=turn, round_=round_, settings=settings))
 
 
 def at(state: GameState, space: str) -> Tile | Knight | Any:

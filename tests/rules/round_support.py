@@ -75,9 +75,15 @@ def resized(events: list[Event], **counts: int) -> list[Event]:
     return [first.model_copy(update={"layout": layout}), *events[1:]]
 
 
-def before_round_events(*facts: Event, players: int = 4, emperor: int = 0, round_: int = 1,
-                        settings: dict[str, Any] | None = None, seed: int = 0,
-                        aristocrat_spaces: int | None = None) -> list[Event]:
+def before_round_events(
+    *facts: Event,
+    players: int = 4,
+    emperor: int = 0,
+    round_: int = 1,
+    settings: dict[str, Any] | None = None,
+    seed: int = 0,
+    aristocrat_spaces: int | None = None,
+) -> list[Event]:
     """Phase VII of ``round_`` (1 or 2), the Emperor asked to place an empire city; ``facts`` are arranged
     during that round's phase IV (so cards taken among them count for the next phase III)."""
     opening = start(players, table(emperor, settings), seed)
@@ -92,12 +98,27 @@ def before_round_events(*facts: Event, players: int = 4, emperor: int = 0, round
     ]
 
 
-def before_round(*facts: Event, players: int = 4, emperor: int = 0, round_: int = 1,
-                 settings: dict[str, Any] | None = None, seed: int = 0,
-                 aristocrat_spaces: int | None = None) -> GameState:
+def before_round(
+    *facts: Event,
+    players: int = 4,
+    emperor: int = 0,
+    round_: int = 1,
+    settings: dict[str, Any] | None = None,
+    seed: int = 0,
+    aristocrat_spaces: int | None = None,
+) -> GameState:
     """The folded position of :func:`before_round_events`."""
-    return given(before_round_events(*facts, players=players, emperor=emperor, round_=round_,
-                                     settings=settings, seed=seed, aristocrat_spaces=aristocrat_spaces))
+    return given(
+        before_round_events(
+            *facts,
+            players=players,
+            emperor=emperor,
+            round_=round_,
+            settings=settings,
+            seed=seed,
+            aristocrat_spaces=aristocrat_spaces,
+        )
+    )
 
 
 def next_round(state: GameState, electorate: str = "bohemia") -> tuple[list[Event], GameState]:
@@ -105,8 +126,14 @@ def next_round(state: GameState, electorate: str = "bohemia") -> tuple[list[Even
     return accepted(state, cmd.PlaceEmpireCity(seat=state.emperor, electorate=electorate))
 
 
-def before_last_pass_events(*facts: Event, players: int = 4, emperor: int = 0, last: int | None = None,
-                            round_: int = 1, settings: dict[str, Any] | None = None) -> list[Event]:
+def before_last_pass_events(
+    *facts: Event,
+    players: int = 4,
+    emperor: int = 0,
+    last: int | None = None,
+    round_: int = 1,
+    settings: dict[str, Any] | None = None,
+) -> list[Event]:
     """Phase IV of ``round_`` where every seat but ``last`` (default: the one before the Emperor) passed."""
     last = (emperor - 1) % players if last is None else last
     return [
@@ -118,11 +145,18 @@ def before_last_pass_events(*facts: Event, players: int = 4, emperor: int = 0, l
     ]
 
 
-def before_last_pass(*facts: Event, players: int = 4, emperor: int = 0, last: int | None = None,
-                     round_: int = 1, settings: dict[str, Any] | None = None) -> GameState:
+def before_last_pass(
+    *facts: Event,
+    players: int = 4,
+    emperor: int = 0,
+    last: int | None = None,
+    round_: int = 1,
+    settings: dict[str, Any] | None = None,
+) -> GameState:
     """The folded position of :func:`before_last_pass_events`."""
-    return given(before_last_pass_events(*facts, players=players, emperor=emperor, last=last, round_=round_,
-                                         settings=settings))
+    return given(
+        before_last_pass_events(*facts, players=players, emperor=emperor, last=last, round_=round_, settings=settings)
+    )
 
 
 def last_pass(state: GameState) -> tuple[list[Event], GameState]:

@@ -155,9 +155,13 @@ def test_given_seat_one_to_act_when_seat_two_sends_then_not_your_turn() -> None:
 
 def test_given_phase_iv_when_a_vote_or_a_placement_is_sent_then_wrong_decision() -> None:
     """[P1] Phase IV waits for actions; other decisions' commands are refused."""
-    for command in (cmd.CastVote(seat=1, candidate="rival"), cmd.PlacePiece(seat=1, electorate="mainz"),
-                    cmd.ChooseAristocrat(seat=1, space="saxony.aristocrat.0"), cmd.Decline(seat=1),
-                    cmd.AimExcommunication(seat=1, electorate="bohemia")):
+    for command in (
+        cmd.CastVote(seat=1, candidate="rival"),
+        cmd.PlacePiece(seat=1, electorate="mainz"),
+        cmd.ChooseAristocrat(seat=1, space="saxony.aristocrat.0"),
+        cmd.Decline(seat=1),
+        cmd.AimExcommunication(seat=1, electorate="bohemia"),
+    ):
         rejection = refused(POSITION, command, "wrong_decision")
         assert "actions" in rejection.message
 
@@ -201,10 +205,14 @@ def test_given_a_space_id_not_on_the_board_when_sent_then_unknown_space(command:
         (cmd.BuyDoctor(seat=1, target="saxony.city.0"), "illegal_move"),
         (cmd.BuyMove(seat=1, source="koeln.elector", electorate="mainz"), "illegal_move"),  # an elector [P4]
         (cmd.BuyMove(seat=1, source="mainz.aristocrat.0", electorate="bohemia"), "illegal_move"),  # not his
-        (cmd.BuyMove(seat=1, source="saxony.aristocrat.0", electorate="mainz", push="mainz.aristocrat.0"),
-         "push_not_allowed"),
-        (cmd.MoveKnight(seat=1, from_space="koeln.castle.0", electorate="koeln", space_kind="castle"),
-         "illegal_move"),  # no change [X2]
+        (
+            cmd.BuyMove(seat=1, source="saxony.aristocrat.0", electorate="mainz", push="mainz.aristocrat.0"),
+            "push_not_allowed",
+        ),
+        (
+            cmd.MoveKnight(seat=1, from_space="koeln.castle.0", electorate="koeln", space_kind="castle"),
+            "illegal_move",
+        ),  # no change [X2]
         (cmd.BuyPromotion(seat=1, knight="koeln.castle.0"), "illegal_move"),  # castle [P5]
         (cmd.BuyForeignKingsDaughter(seat=1, baron="koeln.elector"), "illegal_move"),  # archdiocese [P5]
         (cmd.BuyForeignKingsDaughter(seat=1, baron="mainz.aristocrat.0"), "illegal_move"),  # not his

@@ -35,7 +35,13 @@ def test_given_an_own_aristocrat_aged_35_when_the_doctor_treats_it_then_it_is_25
     assert (card.seat, card.card, card.cost, card.via_trier) == (0, "doctor", 1, False)
     change = of_type(events, ev.AristocratAgeChanged)[0]
     assert (change.owner, change.space, change.age_before, change.age_after, change.by, change.cause) == (
-        0, "mainz.aristocrat.0", 35, 25, 0, "doctor")
+        0,
+        "mainz.aristocrat.0",
+        35,
+        25,
+        0,
+        "doctor",
+    )
     assert "P3" in change.rulings
     assert at(after, "mainz.aristocrat.0") == Tile(0, True, 25)
     assert after.thalers[0] == 6
@@ -103,16 +109,17 @@ def test_given_knights_when_the_doctor_targets_one_then_it_is_refused() -> None:
     assert legal_of(state, 0, "BuyDoctor") == []
 
 
-def test_given_the_emperor_aged_45_with_two_candidates_when_the_doctor_kills_him_then_his_player_replaces_him(
-) -> None:
+def test_given_the_emperor_aged_45_with_two_candidates_when_the_doctor_kills_him_then_his_player_replaces_him() -> None:
     """[P3, A2, X11] The Emperor dies; his player picks the successor at once; then the player after the actor."""
-    state = phase4(tile(0, "throne", 45), tile(0, "koeln.aristocrat.0", 25), tile(0, "trier.aristocrat.0", 35),
-                   emperor=0, turn=2)
+    state = phase4(
+        tile(0, "throne", 45), tile(0, "koeln.aristocrat.0", 25), tile(0, "trier.aristocrat.0", 35), emperor=0, turn=2
+    )
     events, after = accepted(state, cmd.BuyDoctor(seat=2, target="throne"))
     assert [(d.owner, d.space) for d in of_type(events, ev.AristocratDied)] == [(0, "throne")]
     asked = of_type(events, ev.DecisionRequested)
     assert [(r.prompt.decision, r.prompt.seats, r.prompt.after) for r in asked] == [
-        ("replace_emperor", (0,), "actions")]
+        ("replace_emperor", (0,), "actions")
+    ]
     assert set(asked[0].rulings) == {"A2", "X11"}
     assert {c.space for c in DECIDER.legal_commands(after, 0)} == {"koeln.aristocrat.0", "trier.aristocrat.0"}
     events, after = accepted(after, cmd.ChooseAristocrat(seat=0, space="trier.aristocrat.0"))
@@ -124,23 +131,24 @@ def test_given_the_emperor_aged_45_with_two_candidates_when_the_doctor_kills_him
     assert after.emperor == 0
 
 
-def test_given_the_emperor_with_one_candidate_when_the_doctor_kills_him_then_it_goes_to_the_throne_at_once(
-) -> None:
+def test_given_the_emperor_with_one_candidate_when_the_doctor_kills_him_then_it_goes_to_the_throne_at_once() -> None:
     """[A2, X5, X11] One candidate: no question; play resumes with the player after the actor (wrapping)."""
     state = phase4(tile(1, "throne", 45), tile(1, "koeln.aristocrat.2", 15, couple=True), emperor=1, turn=3)
     events, after = accepted(state, cmd.BuyDoctor(seat=3, target="throne"))
-    assert types(events) == ["CardTaken", "ThalersChanged", "AristocratDied", "AristocratMoved",
-                             "DecisionRequested"]
+    assert types(events) == ["CardTaken", "ThalersChanged", "AristocratDied", "AristocratMoved", "DecisionRequested"]
     moved = of_type(events, ev.AristocratMoved)[0]
     assert (moved.owner, moved.from_space, moved.to_space, moved.reason) == (
-        1, "koeln.aristocrat.2", "throne", "emperor_replaced")
+        1,
+        "koeln.aristocrat.2",
+        "throne",
+        "emperor_replaced",
+    )
     assert set(moved.rulings) >= {"A2", "X11"}
     assert at(after, "throne") == Tile(1, True, 15)
     assert prompt(after).seats == (0,)
 
 
-def test_given_the_emperor_without_aristocrats_on_aristocrat_spaces_when_killed_then_a_baron_45_replaces_him(
-) -> None:
+def test_given_the_emperor_without_aristocrats_on_aristocrat_spaces_when_killed_then_a_baron_45_replaces_him() -> None:
     """[A2, X11] With no tile on an aristocrat space, a Baron aged 45 from supply (here the dead tile itself:
     it went back to supply) takes the throne; an elector is never a candidate."""
     electors = [tile(0, f"{e}.elector") for e in ELECTORATES[:6]]
@@ -171,7 +179,11 @@ def test_given_an_own_aristocrat_when_moved_to_another_electorate_then_it_takes_
     assert types(events) == ["CardTaken", "ThalersChanged", "AristocratMoved", "DecisionRequested"]
     moved = of_type(events, ev.AristocratMoved)[0]
     assert (moved.owner, moved.from_space, moved.to_space, moved.reason) == (
-        0, "saxony.aristocrat.2", "trier.aristocrat.1", "move_card")
+        0,
+        "saxony.aristocrat.2",
+        "trier.aristocrat.1",
+        "move_card",
+    )
     assert "P4" in moved.rulings
     assert at(after, "trier.aristocrat.1") == Tile(0, True, 35)
     assert at(after, "saxony.aristocrat.2") is None
@@ -189,8 +201,9 @@ def test_given_an_own_aristocrat_when_moved_to_another_electorate_then_it_takes_
 )
 def test_given_a_tile_that_may_not_move_when_moved_then_it_is_refused(source: str, why: str) -> None:
     """[P4] Only an own tile on an aristocrat space moves: never the Emperor, an elector, an opponent's tile."""
-    state = phase4(tile(0, "throne"), tile(0, "saxony.elector"), tile(1, "mainz.aristocrat.0"),
-                   knight(0, "koeln.castle.0"), turn=0)
+    state = phase4(
+        tile(0, "throne"), tile(0, "saxony.elector"), tile(1, "mainz.aristocrat.0"), knight(0, "koeln.castle.0"), turn=0
+    )
     rejected(state, cmd.BuyMove(seat=0, source=source, electorate="bohemia"), "illegal_move")
     assert legal_of(state, 0, "BuyMove") == [], why
 
@@ -206,8 +219,9 @@ def test_given_an_own_aristocrat_when_moved_within_its_electorate_then_it_is_ref
 def test_given_a_full_electorate_with_a_knight_when_a_tile_moves_there_then_the_named_knight_is_pushed() -> None:
     """[P4, D2, X6] A full electorate: the mover names a knight on an aristocrat space; it goes to its supply."""
     state = phase4(tile(0, "saxony.aristocrat.0"), *fill("koeln", 1, -3, -4, 2), turn=0)
-    events, after = accepted(state, cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln",
-                                                push="koeln.aristocrat.2"))
+    events, after = accepted(
+        state, cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln", push="koeln.aristocrat.2")
+    )
     assert types(events) == ["CardTaken", "ThalersChanged", "KnightPushed", "AristocratMoved", "DecisionRequested"]
     pushed = of_type(events, ev.KnightPushed)[0]
     assert (pushed.owner, pushed.space, pushed.by) == (3, "koeln.aristocrat.2", 0)
@@ -216,7 +230,9 @@ def test_given_a_full_electorate_with_a_knight_when_a_tile_moves_there_then_the_
     assert at(after, "koeln.aristocrat.1") == Knight(2)
     assert after.knights_in_supply[3] == state.knights_in_supply[3] + 1
     assert {c.push for c in legal_of(state, 0, "BuyMove") if c.electorate == "koeln"} == {
-        "koeln.aristocrat.1", "koeln.aristocrat.2"}
+        "koeln.aristocrat.1",
+        "koeln.aristocrat.2",
+    }
 
 
 def test_given_a_full_electorate_when_a_tile_moves_there_without_naming_a_knight_then_no_room() -> None:
@@ -229,18 +245,26 @@ def test_given_a_full_electorate_when_a_tile_moves_there_without_naming_a_knight
 def test_given_a_free_aristocrat_space_when_a_tile_moves_there_naming_a_knight_then_push_not_allowed() -> None:
     """[D2] A knight may be pushed only when the electorate has no free aristocrat space."""
     state = phase4(tile(0, "saxony.aristocrat.0"), *fill("koeln", 1, -2, 2), turn=0)
-    rejected(state, cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln",
-                                push="koeln.aristocrat.1"), "push_not_allowed")
+    rejected(
+        state,
+        cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln", push="koeln.aristocrat.1"),
+        "push_not_allowed",
+    )
 
 
 def test_given_a_full_electorate_when_the_push_names_a_castle_knight_then_it_is_refused() -> None:
     """[D2] Knights on castle spaces are never pushed; nor is an aristocrat."""
-    state = phase4(tile(0, "saxony.aristocrat.0"), *fill("koeln", 1, -2, 2, 3), knight(1, "koeln.castle.0"),
-                   turn=0)
-    rejected(state, cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln",
-                                push="koeln.castle.0"), "illegal_move")
-    rejected(state, cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln",
-                                push="koeln.aristocrat.0"), "not_a_knight")
+    state = phase4(tile(0, "saxony.aristocrat.0"), *fill("koeln", 1, -2, 2, 3), knight(1, "koeln.castle.0"), turn=0)
+    rejected(
+        state,
+        cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln", push="koeln.castle.0"),
+        "illegal_move",
+    )
+    rejected(
+        state,
+        cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln", push="koeln.aristocrat.0"),
+        "not_a_knight",
+    )
     assert {c.push for c in legal_of(state, 0, "BuyMove") if c.electorate == "koeln"} == {"koeln.aristocrat.1"}
 
 
@@ -475,8 +499,16 @@ def test_given_a_rival_was_taken_when_everyone_has_passed_then_the_election_is_c
 def descendants_after(*cards: str) -> list[ev.DescendantsCounted]:
     """Seat 1 took ``cards`` last round; phase III runs (entered by the Emperor's replacement after phase II)."""
     facts = [taken(1, card) for card in cards]
-    state = given([*start(4), ev.PhaseStarted(round=3, phase=2), tile(0, "mainz.aristocrat.0"),
-                   tile(0, "koeln.aristocrat.0", 35), *facts, request("replace_emperor", 0, after="phase_iii")])
+    state = given(
+        [
+            *start(4),
+            ev.PhaseStarted(round=3, phase=2),
+            tile(0, "mainz.aristocrat.0"),
+            tile(0, "koeln.aristocrat.0", 35),
+            *facts,
+            request("replace_emperor", 0, after="phase_iii"),
+        ]
+    )
     events, _ = accepted(state, cmd.ChooseAristocrat(seat=0, space="koeln.aristocrat.0"))
     return of_type(events, ev.DescendantsCounted)
 
@@ -484,9 +516,17 @@ def descendants_after(*cards: str) -> list[ev.DescendantsCounted]:
 @pytest.mark.parametrize(
     ("card", "colour"),
     [
-        ("permit", "pink"), ("ordinance", "pink"), ("indulgence", "pink"), ("foreign_kings_daughter", "pink"),
-        ("promotion", "pink"), ("church_influence", "pink"),
-        ("doctor", "blue"), ("move", "blue"), ("pope", "blue"), ("excommunication", "blue"), ("rival", "blue"),
+        ("permit", "pink"),
+        ("ordinance", "pink"),
+        ("indulgence", "pink"),
+        ("foreign_kings_daughter", "pink"),
+        ("promotion", "pink"),
+        ("church_influence", "pink"),
+        ("doctor", "blue"),
+        ("move", "blue"),
+        ("pope", "blue"),
+        ("excommunication", "blue"),
+        ("rival", "blue"),
         ("gray_eminence", "blue"),
     ],
 )

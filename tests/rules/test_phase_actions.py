@@ -40,8 +40,12 @@ def test_given_the_emperor_is_seat_two_when_each_player_acts_then_turns_go_clock
     for _ in range(5):
         seat = prompt(state).seats[0]
         order.append(seat)
-        _, state = accepted(state, cmd.BuyIndulgence(seat=seat) if seat == 1 else
-                            cmd.PlaceKnight(seat=seat, electorate="bohemia", space_kind="aristocrat"))
+        _, state = accepted(
+            state,
+            cmd.BuyIndulgence(seat=seat)
+            if seat == 1
+            else cmd.PlaceKnight(seat=seat, electorate="bohemia", space_kind="aristocrat"),
+        )
     assert order == [2, 3, 0, 1, 2]
 
 
@@ -67,8 +71,12 @@ def test_given_a_player_passes_when_turns_come_round_then_he_never_acts_again_th
         seen.append(seat)
         assert DECIDER.legal_commands(state, 0) == []
         rejected(state, cmd.PlaceKnight(seat=0, electorate="koeln", space_kind="castle"), "not_your_turn")
-        _, state = accepted(state, cmd.Pass(seat=seat) if len(seen) > 3 else
-                            cmd.PlaceKnight(seat=seat, electorate="saxony", space_kind="aristocrat"))
+        _, state = accepted(
+            state,
+            cmd.Pass(seat=seat)
+            if len(seen) > 3
+            else cmd.PlaceKnight(seat=seat, electorate="saxony", space_kind="aristocrat"),
+        )
         if state.phase != 4:
             break
     assert seen == [1, 2, 3, 1, 2, 3]
@@ -164,19 +172,22 @@ def test_given_no_knight_in_supply_when_a_knight_is_placed_then_supply_empty() -
 def test_given_zero_thalers_when_a_knight_is_placed_or_moved_then_cannot_afford() -> None:
     """[P1, G2] Placing or moving a knight costs 1 thaler; with 0 it cannot be done."""
     state = phase4(thalers(0, 0), knight(0, "koeln.castle.0"), turn=0)
-    rejection = rejected(state, cmd.PlaceKnight(seat=0, electorate="mainz", space_kind="aristocrat"),
-                         "cannot_afford")
+    rejection = rejected(state, cmd.PlaceKnight(seat=0, electorate="mainz", space_kind="aristocrat"), "cannot_afford")
     assert "P1" in rejection.rulings
-    rejection = rejected(state, cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="mainz",
-                                               space_kind="aristocrat"), "cannot_afford")
+    rejection = rejected(
+        state,
+        cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="mainz", space_kind="aristocrat"),
+        "cannot_afford",
+    )
     assert "P1" in rejection.rulings
 
 
 def test_given_an_own_knight_on_a_castle_when_it_moves_to_another_electorate_then_it_costs_one_thaler() -> None:
     """[P1, X1] Moving an own knight: 1 thaler, lowest free space of the chosen kind."""
     state = phase4(knight(0, "koeln.castle.0"), tile(3, "trier.aristocrat.0"), turn=0)
-    events, after = accepted(state, cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="trier",
-                                                   space_kind="aristocrat"))
+    events, after = accepted(
+        state, cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="trier", space_kind="aristocrat")
+    )
     assert types(events) == ["ThalersChanged", "KnightMoved", "DecisionRequested"]
     moved = of_type(events, ev.KnightMoved)[0]
     assert (moved.owner, moved.from_space, moved.to_space) == (0, "koeln.castle.0", "trier.aristocrat.1")
@@ -187,12 +198,14 @@ def test_given_an_own_knight_on_a_castle_when_it_moves_to_another_electorate_the
     assert after.knights_in_supply == state.knights_in_supply
 
 
-def test_given_an_own_knight_on_an_aristocrat_space_when_it_moves_to_the_castle_of_the_same_electorate_then_ok(
-) -> None:
+def test_given_an_own_knight_on_an_aristocrat_space_when_it_moves_to_the_castle_of_the_same_electorate_then_ok() -> (
+    None
+):
     """[X2] Changing the kind of space inside one electorate is a real move."""
     state = phase4(knight(0, "koeln.aristocrat.0"), turn=0)
-    events, _after = accepted(state, cmd.MoveKnight(seat=0, from_space="koeln.aristocrat.0", electorate="koeln",
-                                                   space_kind="castle"))
+    events, _after = accepted(
+        state, cmd.MoveKnight(seat=0, from_space="koeln.aristocrat.0", electorate="koeln", space_kind="castle")
+    )
     assert [(m.from_space, m.to_space) for m in of_type(events, ev.KnightMoved)] == [
         ("koeln.aristocrat.0", "koeln.castle.0")
     ]
@@ -201,10 +214,14 @@ def test_given_an_own_knight_on_an_aristocrat_space_when_it_moves_to_the_castle_
 def test_given_an_own_knight_when_it_moves_to_an_equivalent_space_then_it_is_refused() -> None:
     """[X2] Same electorate and same kind of space would change nothing: refused, and not offered."""
     state = phase4(knight(0, "koeln.aristocrat.0"), turn=0)
-    rejected(state, cmd.MoveKnight(seat=0, from_space="koeln.aristocrat.0", electorate="koeln",
-                                   space_kind="aristocrat"), "illegal_move")
-    moves = {(c.from_space, c.electorate, c.space_kind) for c in DECIDER.legal_commands(state, 0)
-             if c.type == "MoveKnight"}
+    rejected(
+        state,
+        cmd.MoveKnight(seat=0, from_space="koeln.aristocrat.0", electorate="koeln", space_kind="aristocrat"),
+        "illegal_move",
+    )
+    moves = {
+        (c.from_space, c.electorate, c.space_kind) for c in DECIDER.legal_commands(state, 0) if c.type == "MoveKnight"
+    }
     assert ("koeln.aristocrat.0", "koeln", "aristocrat") not in moves
     assert ("koeln.aristocrat.0", "koeln", "castle") in moves
     assert ("koeln.aristocrat.0", "mainz", "aristocrat") in moves
@@ -213,15 +230,21 @@ def test_given_an_own_knight_when_it_moves_to_an_equivalent_space_then_it_is_ref
 def test_given_an_opponents_knight_when_a_player_moves_it_then_it_is_refused() -> None:
     """[P1] Only one's own knight can be moved."""
     state = phase4(knight(1, "koeln.castle.0"), turn=0)
-    rejected(state, cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="mainz",
-                                   space_kind="aristocrat"), "illegal_move")
+    rejected(
+        state,
+        cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="mainz", space_kind="aristocrat"),
+        "illegal_move",
+    )
 
 
 def test_given_a_full_target_when_a_knight_moves_there_then_it_is_refused() -> None:
     """[P1] A moving knight needs a free space and never pushes."""
     state = phase4(knight(0, "koeln.castle.0"), *fill("mainz", 1, 2, 3, -2), turn=0)
-    rejected(state, cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="mainz",
-                                   space_kind="aristocrat"), "illegal_move")
+    rejected(
+        state,
+        cmd.MoveKnight(seat=0, from_space="koeln.castle.0", electorate="mainz", space_kind="aristocrat"),
+        "illegal_move",
+    )
 
 
 # --- taking cards: payable and possible now [P2, B5] ---------------------------------------------------------
@@ -236,9 +259,11 @@ def test_given_too_few_thalers_when_a_card_is_bought_then_cannot_afford() -> Non
 
 def test_given_every_city_space_is_taken_when_an_ordinance_is_bought_then_it_is_refused() -> None:
     """[P2] A card whose effect cannot be carried out now cannot be taken."""
-    cities = [city_fact for e in ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
-              for city_fact in (ev.EmpireCityPlaced(seat=0, space=f"{e}.city.0"),
-                                ev.CityPlaced(owner=1, space=f"{e}.city.1"))]
+    cities = [
+        city_fact
+        for e in ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
+        for city_fact in (ev.EmpireCityPlaced(seat=0, space=f"{e}.city.0"), ev.CityPlaced(owner=1, space=f"{e}.city.1"))
+    ]
     state = phase4(*cities, turn=0)
     rejected(state, cmd.BuyOrdinance(seat=0, electorate="saxony"), "illegal_move")
     assert not [c for c in DECIDER.legal_commands(state, 0) if c.type == "BuyOrdinance"]
@@ -261,8 +286,10 @@ def test_given_no_own_baron_when_foreign_kings_daughter_is_bought_then_it_is_ref
 
 def test_given_an_empty_tile_supply_when_a_permit_is_bought_then_supply_empty() -> None:
     """[P2, B3] Permit needs a tile in supply."""
-    tiles = [tile(0, f"{e}.aristocrat.0") for e in ("mainz", "koeln", "trier", "palatinate", "saxony",
-                                                      "brandenburg", "bohemia")]
+    tiles = [
+        tile(0, f"{e}.aristocrat.0")
+        for e in ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
+    ]
     state = phase4(*tiles, turn=0)
     assert state.tiles_in_supply[0] == 0
     rejected(state, cmd.BuyPermit(seat=0, electorate="mainz"), "supply_empty")
@@ -271,8 +298,7 @@ def test_given_an_empty_tile_supply_when_a_permit_is_bought_then_supply_empty() 
 
 def test_given_a_doctor_was_taken_when_the_same_player_takes_another_then_he_holds_two() -> None:
     """[P2] Several cards of one type may be taken."""
-    state = phase4(taken(0, "doctor"), tile(1, "mainz.aristocrat.0", 15), passed(1), passed(2), passed(3),
-                   turn=0)
+    state = phase4(taken(0, "doctor"), tile(1, "mainz.aristocrat.0", 15), passed(1), passed(2), passed(3), turn=0)
     events, after = accepted(state, cmd.BuyDoctor(seat=0, target="mainz.aristocrat.0"))
     taken_now = of_type(events, ev.CardTaken)
     assert [(t.seat, t.card, t.cost) for t in taken_now] == [(0, "doctor", 1)]

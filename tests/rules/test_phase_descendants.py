@@ -37,8 +37,13 @@ def test_given_more_blue_than_pink_cards_when_phase_iii_counts_then_the_player_h
 
 def test_given_as_many_pink_as_blue_cards_when_phase_iii_counts_then_the_player_has_a_daughter() -> None:
     """[D1, B4] Pink >= blue with at least one pink: a daughter (Indulgence pink, Pope blue)."""
-    state = before_round(tile(0, "throne", 15), tile(2, "mainz.aristocrat.0", 15),
-                         taken(1, "indulgence"), taken(1, "pope"), taken(3, "church_influence"))
+    state = before_round(
+        tile(0, "throne", 15),
+        tile(2, "mainz.aristocrat.0", 15),
+        taken(1, "indulgence"),
+        taken(1, "pope"),
+        taken(3, "church_influence"),
+    )
     events, state = next_round(state)
     assert (counted(events)[1].pink, counted(events)[1].blue, counted(events)[1].outcome) == (1, 1, "daughter")
     assert prompt(state).decision == "daughter"
@@ -49,7 +54,10 @@ def test_given_no_coloured_card_when_phase_iii_counts_then_there_is_no_descendan
     """[D1] No pink and no blue card: nothing happens for that player."""
     events, _ = next_round(before_round(tile(0, "throne", 15), taken(3, "doctor")))
     assert [(e.seat, e.pink, e.blue, e.outcome) for e in of_type(events, ev.DescendantsCounted)] == [
-        (0, 0, 0, "none"), (1, 0, 0, "none"), (2, 0, 0, "none"), (3, 0, 1, "son"),
+        (0, 0, 0, "none"),
+        (1, 0, 0, "none"),
+        (2, 0, 0, "none"),
+        (3, 0, 1, "son"),
     ]
 
 
@@ -76,8 +84,13 @@ def test_given_the_gray_eminence_card_when_phase_iii_counts_then_it_is_blue() ->
 def test_given_descendants_resolved_when_phase_iii_ends_then_the_cards_return_and_phase_iv_starts() -> None:
     """[D1] Once everyone has been handled the counted cards go back to their stacks (here every daughter
     goes to the convent on her own: no opponent has an unmarried Baron)."""
-    state = before_round(tile(0, "throne", 15, couple=True), taken(0, "indulgence"), taken(1, "permit"),
-                         taken(1, "pope"), taken(2, "church_influence"))
+    state = before_round(
+        tile(0, "throne", 15, couple=True),
+        taken(0, "indulgence"),
+        taken(1, "permit"),
+        taken(1, "pope"),
+        taken(2, "church_influence"),
+    )
     events, state = next_round(state)
     kinds = types(events)
     assert kinds.index("CardsReturned") > max(i for i, k in enumerate(kinds) if k == "DescendantsCounted")
@@ -102,8 +115,9 @@ def test_given_a_son_when_the_player_places_him_then_a_baron_15_takes_the_lowest
     _, state = next_round(state)
     assert len(placements(state, 0)) == 7
     events, state = accepted(state, cmd.PlacePiece(seat=0, electorate="trier"))
-    assert events[0] == ev.AristocratPlaced(owner=0, space="trier.aristocrat.1", couple=False, age=15,
-                                            reason="son", rulings=("D2", "X1"))
+    assert events[0] == ev.AristocratPlaced(
+        owner=0, space="trier.aristocrat.1", couple=False, age=15, reason="son", rulings=("D2", "X1")
+    )
     assert at(state, "trier.aristocrat.1") == Tile(0, False, 15)
     assert state.tiles_in_supply[0] == 5
     assert [e.seat for e in of_type(events, ev.DescendantsCounted)] == [1, 2, 3]
@@ -113,8 +127,11 @@ def test_given_a_full_electorate_with_a_knight_when_a_son_is_placed_there_then_t
     """[D2, X6] With no empty aristocrat space, a knight on an aristocrat space may be pushed back to its
     owner's supply; the player names it."""
     state = before_round(
-        tile(0, "throne", 15), taken(0, "doctor"),
-        tile(1, "trier.aristocrat.0", 15), tile(2, "trier.aristocrat.1", 15), tile(3, "trier.aristocrat.2", 15),
+        tile(0, "throne", 15),
+        taken(0, "doctor"),
+        tile(1, "trier.aristocrat.0", 15),
+        tile(2, "trier.aristocrat.1", 15),
+        tile(3, "trier.aristocrat.2", 15),
         knight(1, "trier.aristocrat.3"),
     )
     _, state = next_round(state)
@@ -135,8 +152,9 @@ def test_given_an_electorate_with_a_free_space_when_a_son_pushes_a_knight_there_
     state = before_round(tile(0, "throne", 15), taken(0, "doctor"), knight(1, "koeln.aristocrat.0"))
     _, state = next_round(state)
     assert ("koeln", "koeln.aristocrat.0") not in placements(state, 0)
-    rejection = rejected(state, cmd.PlacePiece(seat=0, electorate="koeln", push="koeln.aristocrat.0"),
-                         "push_not_allowed")
+    rejection = rejected(
+        state, cmd.PlacePiece(seat=0, electorate="koeln", push="koeln.aristocrat.0"), "push_not_allowed"
+    )
     assert rejection.rulings == ("D2",)
 
 
@@ -144,7 +162,8 @@ def test_given_a_knight_on_a_castle_when_the_electorate_is_full_then_the_son_can
     """[D2, X6] Knights on castle spaces are never pushed: a full electorate with only a castle knight is
     not offered."""
     state = before_round(
-        tile(0, "throne", 15), taken(0, "doctor"),
+        tile(0, "throne", 15),
+        taken(0, "doctor"),
         *(tile(1 + i % 3, f"koeln.aristocrat.{i}", 15) for i in range(4)),
         knight(2, "koeln.castle.0"),
     )
@@ -162,8 +181,11 @@ def test_given_a_single_free_space_when_a_son_is_born_then_he_is_placed_without_
     events, state = next_round(state)
     assert "place_son" not in [e.prompt.decision for e in of_type(events, ev.DecisionRequested)]
     son = [e for e in of_type(events, ev.AristocratPlaced) if e.reason == "son"]
-    assert son == [ev.AristocratPlaced(owner=0, space="bohemia.aristocrat.0", couple=False, age=15, reason="son",
-                                       rulings=("D2", "X5"))]
+    assert son == [
+        ev.AristocratPlaced(
+            owner=0, space="bohemia.aristocrat.0", couple=False, age=15, reason="son", rulings=("D2", "X5")
+        )
+    ]
 
 
 def test_given_no_free_space_and_no_knight_when_a_son_is_born_then_he_is_lost() -> None:
@@ -190,13 +212,14 @@ def test_given_an_empty_supply_when_a_son_is_born_then_he_is_lost() -> None:
 def daughter_for_seat_one(*extra: ev.Event):
     """Seat 1 has a daughter; the board holds Barons and Couples of every kind of eligibility."""
     state = before_round(
-        tile(0, "throne", 15),                           # the Emperor: eligible
-        tile(2, "mainz.elector", 15),                    # archdiocese elector: not eligible
-        tile(2, "saxony.elector", 15),                   # secular elector: eligible
+        tile(0, "throne", 15),  # the Emperor: eligible
+        tile(2, "mainz.elector", 15),  # archdiocese elector: not eligible
+        tile(2, "saxony.elector", 15),  # secular elector: eligible
         tile(3, "koeln.aristocrat.0", 15, couple=True),  # a Couple: not eligible
-        tile(3, "koeln.aristocrat.1", 25),               # eligible
-        tile(1, "trier.aristocrat.0", 15),               # his own Baron: not eligible
-        taken(1, "permit"), *extra,
+        tile(3, "koeln.aristocrat.1", 25),  # eligible
+        tile(1, "trier.aristocrat.0", 15),  # his own Baron: not eligible
+        taken(1, "permit"),
+        *extra,
     )
     return next_round(state)
 
@@ -206,8 +229,7 @@ def test_given_a_daughter_when_offers_are_listed_then_only_opponents_unmarried_b
     archdiocese elector, a Couple or one's own Baron may not; the convent is always possible."""
     _, state = daughter_for_seat_one()
     legal = DECIDER.legal_commands(state, 1)
-    assert {c.space for c in legal if c.type == "OfferDaughter"} == {"throne", "saxony.elector",
-                                                                      "koeln.aristocrat.1"}
+    assert {c.space for c in legal if c.type == "OfferDaughter"} == {"throne", "saxony.elector", "koeln.aristocrat.1"}
     assert [c.type for c in legal if c.type != "OfferDaughter"] == ["SendDaughterToConvent"]
     for space in ("mainz.elector", "koeln.aristocrat.0", "trier.aristocrat.0"):
         rejected(state, cmd.OfferDaughter(seat=1, space=space))
@@ -241,8 +263,9 @@ def test_given_an_offer_to_the_emperor_when_accepted_then_the_throne_tile_become
     assert at(state, "throne") == Tile(0, True, 25)
 
 
-def test_given_an_offer_when_the_opponent_declines_then_the_daughter_enters_the_convent_without_a_second_offer(
-) -> None:
+def test_given_an_offer_when_the_opponent_declines_then_the_daughter_enters_the_convent_without_a_second_offer() -> (
+    None
+):
     """[D3, G2] No: the daughter goes to the convent, +1 thaler for the offering player, no second offer;
     phase III moves on to the next player."""
     _, state = daughter_for_seat_one(thalers(1, 0))
@@ -277,19 +300,24 @@ def test_given_twelve_thalers_when_the_daughter_enters_the_convent_then_the_thal
     """[D3, G2] The convent thaler is capped at 12."""
     _, state = daughter_for_seat_one(thalers(1, 12))
     events, state = accepted(state, cmd.SendDaughterToConvent(seat=1))
-    assert events[1] == ev.ThalersChanged(seat=1, delta=0, balance=12, reason="convent", lost_to_cap=1,
-                                          rulings=("D3", "G2"))
+    assert events[1] == ev.ThalersChanged(
+        seat=1, delta=0, balance=12, reason="convent", lost_to_cap=1, rulings=("D3", "G2")
+    )
     assert state.thalers[1] == 12
 
 
 def test_given_no_eligible_baron_when_a_daughter_is_born_then_she_enters_the_convent_automatically() -> None:
     """[D3] With no eligible opponent Baron the convent is the only choice: no question is asked."""
-    state = before_round(tile(0, "throne", 15, couple=True), tile(2, "koeln.elector", 15),
-                         tile(3, "bohemia.aristocrat.0", 15, couple=True), tile(1, "saxony.aristocrat.0", 15),
-                         thalers(1, 0), taken(1, "indulgence"))
+    state = before_round(
+        tile(0, "throne", 15, couple=True),
+        tile(2, "koeln.elector", 15),
+        tile(3, "bohemia.aristocrat.0", 15, couple=True),
+        tile(1, "saxony.aristocrat.0", 15),
+        thalers(1, 0),
+        taken(1, "indulgence"),
+    )
     events, state = next_round(state)
     assert "daughter" not in [e.prompt.decision for e in of_type(events, ev.DecisionRequested)]
     convent = events.index(ev.DaughterEnteredConvent(seat=1, rulings=("D3",)))
-    assert events[convent + 1] == ev.ThalersChanged(seat=1, delta=1, balance=7, reason="convent",
-                                                    rulings=("D3", "G2"))
+    assert events[convent + 1] == ev.ThalersChanged(seat=1, delta=1, balance=7, reason="convent", rulings=("D3", "G2"))
     assert state.thalers[1] == 7

@@ -53,8 +53,9 @@ def test_given_round_one_or_two_when_phase_vii_comes_then_the_emperor_scores_two
     state = before_last_pass(tile(2, "throne", 15), emperor=2, round_=round_)
     events, state = last_pass(state)
     points, coins = bonus(events)
-    assert points == [ev.VictoryPointsScored(seat=2, points=2, total=2, reason=f"Emperor in round {round_}",
-                                             rulings=("R1",))]
+    assert points == [
+        ev.VictoryPointsScored(seat=2, points=2, total=2, reason=f"Emperor in round {round_}", rulings=("R1",))
+    ]
     assert coins == []
     p = prompt(state)
     assert (p.decision, p.seats) == ("emperor_place_city", (2,))
@@ -91,8 +92,13 @@ def test_given_the_city_prompt_when_the_emperor_declines_then_it_is_rejected() -
 
 def test_given_all_empire_cities_on_the_board_when_phase_vii_of_round_one_comes_then_placing_is_skipped() -> None:
     """[R1, X3] No empire city left beside the board: nothing to place; the round ends."""
-    state = before_last_pass(tile(0, "throne", 15), empire_city("koeln.city.0"), empire_city("trier.city.0"),
-                             empire_city("saxony.city.0"), round_=1)
+    state = before_last_pass(
+        tile(0, "throne", 15),
+        empire_city("koeln.city.0"),
+        empire_city("trier.city.0"),
+        empire_city("saxony.city.0"),
+        round_=1,
+    )
     events, state = last_pass(state)
     assert "emperor_place_city" not in [e.prompt.decision for e in of_type(events, ev.DecisionRequested)]
     assert bonus(events)[0][0].points == 2
@@ -102,8 +108,13 @@ def test_given_all_empire_cities_on_the_board_when_phase_vii_of_round_one_comes_
 
 def test_given_no_free_city_space_when_phase_vii_of_round_two_comes_then_placing_is_skipped() -> None:
     """[R1, X3] Every city space is taken: the placement is skipped."""
-    state = before_last_pass(tile(0, "throne", 15), empire_city("mainz.city.0"), empire_city("mainz.city.1"),
-                             *cities_outside("mainz"), round_=2)
+    state = before_last_pass(
+        tile(0, "throne", 15),
+        empire_city("mainz.city.0"),
+        empire_city("mainz.city.1"),
+        *cities_outside("mainz"),
+        round_=2,
+    )
     assert state.empire_cities_in_supply == 1
     events, state = last_pass(state)
     assert of_type(events, ev.EmpireCityPlaced) == []
@@ -112,31 +123,28 @@ def test_given_no_free_city_space_when_phase_vii_of_round_two_comes_then_placing
 
 
 # --- round 3: 2 VP, 1 thaler, move an empire city -----------------------------------------------------------
-def test_given_round_three_when_phase_vii_comes_then_the_emperor_scores_two_takes_a_thaler_and_moves_a_city(
-) -> None:
+def test_given_round_three_when_phase_vii_comes_then_the_emperor_scores_two_takes_a_thaler_and_moves_a_city() -> None:
     """[R1, G2] Round 3: 2 VP and 1 thaler; an empire city must be moved."""
     state = before_last_pass(tile(1, "throne", 15), empire_city("mainz.city.0"), emperor=1, round_=3)
     events, state = last_pass(state)
     points, coins = bonus(events)
-    assert points == [ev.VictoryPointsScored(seat=1, points=2, total=2, reason="Emperor in round 3",
-                                             rulings=("R1",))]
-    assert coins == [ev.ThalersChanged(seat=1, delta=1, balance=8, reason="Emperor in round 3",
-                                       rulings=("R1", "G2"))]
+    assert points == [ev.VictoryPointsScored(seat=1, points=2, total=2, reason="Emperor in round 3", rulings=("R1",))]
+    assert coins == [ev.ThalersChanged(seat=1, delta=1, balance=8, reason="Emperor in round 3", rulings=("R1", "G2"))]
     assert (prompt(state).decision, prompt(state).seats) == ("emperor_move_city", (1,))
 
 
 def test_given_the_move_prompt_when_the_emperor_moves_a_city_then_it_goes_to_another_electorate() -> None:
     """[R1, X1, X3] The empire city goes to the lowest free city space of another electorate; a move inside
     its own electorate is refused."""
-    state = before_last_pass(tile(0, "throne", 15), empire_city("mainz.city.0"), city(2, "bohemia.city.0"),
-                             round_=3)
+    state = before_last_pass(tile(0, "throne", 15), empire_city("mainz.city.0"), city(2, "bohemia.city.0"), round_=3)
     _, state = last_pass(state)
     rejected(state, cmd.MoveEmpireCity(seat=0, from_space="mainz.city.0", electorate="mainz"))
     rejected(state, cmd.MoveEmpireCity(seat=0, from_space="bohemia.city.0", electorate="trier"))
     rejected(state, cmd.MoveEmpireCity(seat=3, from_space="mainz.city.0", electorate="trier"), "not_your_turn")
     events, state = accepted(state, cmd.MoveEmpireCity(seat=0, from_space="mainz.city.0", electorate="bohemia"))
-    assert events[0] == ev.EmpireCityMoved(seat=0, from_space="mainz.city.0", to_space="bohemia.city.1",
-                                           rulings=("R1", "X3"))
+    assert events[0] == ev.EmpireCityMoved(
+        seat=0, from_space="mainz.city.0", to_space="bohemia.city.1", rulings=("R1", "X3")
+    )
     assert at(state, "mainz.city.0") is None
     assert at(state, "bohemia.city.1") == City(EMPIRE)
     assert state.round == 4
@@ -152,12 +160,10 @@ def test_given_no_empire_city_on_the_board_when_phase_vii_of_round_three_comes_t
     assert state.round == 4
 
 
-def test_given_the_only_free_city_space_beside_the_empire_city_when_round_three_ends_then_the_move_is_skipped(
-) -> None:
+def test_given_the_only_free_city_space_beside_the_empire_city_when_round_three_ends_then_the_move_is_skipped() -> None:
     """[X3] A move within the empire city's own electorate would change nothing: with no free city space
     elsewhere the move is skipped."""
-    state = before_last_pass(tile(0, "throne", 15), empire_city("koeln.city.0"), *cities_outside("koeln"),
-                             round_=3)
+    state = before_last_pass(tile(0, "throne", 15), empire_city("koeln.city.0"), *cities_outside("koeln"), round_=3)
     assert at(state, "koeln.city.1") is None
     events, state = last_pass(state)
     assert of_type(events, ev.EmpireCityMoved) == []
@@ -169,8 +175,9 @@ def test_given_twelve_thalers_when_the_emperor_takes_his_round_three_thaler_then
     """[R1, G2] The Emperor's thalers are capped at 12 too."""
     state = before_last_pass(tile(0, "throne", 15), thalers(0, 12), round_=3)
     events, _ = last_pass(state)
-    assert bonus(events)[1] == [ev.ThalersChanged(seat=0, delta=0, balance=12, reason="Emperor in round 3",
-                                                  lost_to_cap=1, rulings=("R1", "G2"))]
+    assert bonus(events)[1] == [
+        ev.ThalersChanged(seat=0, delta=0, balance=12, reason="Emperor in round 3", lost_to_cap=1, rulings=("R1", "G2"))
+    ]
 
 
 # --- rounds 4 and 5: 1 VP and 2 thalers ----------------------------------------------------------------------
@@ -179,12 +186,12 @@ def test_given_round_four_when_phase_vii_comes_then_the_emperor_scores_one_takes
     state = before_last_pass(tile(3, "throne", 15), thalers(3, 11), emperor=3, round_=4)
     events, state = last_pass(state)
     points, coins = bonus(events)
-    assert points == [ev.VictoryPointsScored(seat=3, points=1, total=1, reason="Emperor in round 4",
-                                             rulings=("R1",))]
-    assert coins[0] == ev.ThalersChanged(seat=3, delta=1, balance=12, reason="Emperor in round 4", lost_to_cap=1,
-                                         rulings=("R1", "G2"))
+    assert points == [ev.VictoryPointsScored(seat=3, points=1, total=1, reason="Emperor in round 4", rulings=("R1",))]
+    assert coins[0] == ev.ThalersChanged(
+        seat=3, delta=1, balance=12, reason="Emperor in round 4", lost_to_cap=1, rulings=("R1", "G2")
+    )
     phases = [(e.round, e.phase) for e in of_type(events, ev.PhaseStarted)]
-    assert phases[phases.index((4, 7)):phases.index((4, 7)) + 3] == [(4, 7), (4, 8), (5, 1)]
+    assert phases[phases.index((4, 7)) : phases.index((4, 7)) + 3] == [(4, 7), (4, 8), (5, 1)]
     assert not [e for e in events if isinstance(e, ev.DecisionRequested) and "emperor" in e.prompt.decision]
     assert state.round == 5
 
@@ -196,8 +203,9 @@ def test_given_round_five_when_phase_vii_ends_then_the_game_ends_with_the_winner
     points, coins = bonus(events)
     assert [(e.seat, e.points) for e in points] == [(0, 1)]
     assert [(e.seat, e.delta, e.balance) for e in coins] == [(0, 2, 9)]
-    assert events[-1] == ev.GameEnded(scores=(1, 6, 4, 0), thalers=(9, 7, 7, 7), winners=(1,), shared=False,
-                                      rulings=("G3",))
+    assert events[-1] == ev.GameEnded(
+        scores=(1, 6, 4, 0), thalers=(9, 7, 7, 7), winners=(1,), shared=False, rulings=("G3",)
+    )
     assert (5, 8) not in [(e.round, e.phase) for e in of_type(events, ev.PhaseStarted)]
     assert DECIDER.is_over(state)
     assert DECIDER.result(state)["winners"] == [1]
@@ -223,17 +231,34 @@ def test_given_the_emperors_last_point_ties_him_with_the_leader_when_the_game_en
 
 def test_given_the_thaler_tiebreak_when_players_tie_on_vp_then_the_one_with_most_thalers_wins() -> None:
     """[G3 option thaler_tiebreak] Among players tied on VP, the most thalers wins."""
-    state = before_last_pass(tile(0, "throne", 15), vp(1, 5), vp(2, 5), thalers(1, 3), thalers(2, 10),
-                             round_=5, settings={"thaler_tiebreak": True})
+    state = before_last_pass(
+        tile(0, "throne", 15),
+        vp(1, 5),
+        vp(2, 5),
+        thalers(1, 3),
+        thalers(2, 10),
+        round_=5,
+        settings={"thaler_tiebreak": True},
+    )
     events, _ = last_pass(state)
-    assert events[-1] == ev.GameEnded(scores=(1, 5, 5, 0), thalers=(9, 3, 10, 7), winners=(2,), shared=False,
-                                      rulings=("G3",))
+    assert events[-1] == ev.GameEnded(
+        scores=(1, 5, 5, 0), thalers=(9, 3, 10, 7), winners=(2,), shared=False, rulings=("G3",)
+    )
 
 
 def test_given_the_thaler_tiebreak_when_tied_players_also_tie_on_thalers_then_they_share_the_victory() -> None:
     """[G3 option thaler_tiebreak] A tie on thalers too is still shared."""
-    state = before_last_pass(tile(0, "throne", 15), vp(1, 5), vp(2, 5), vp(3, 5), thalers(1, 6), thalers(2, 6),
-                             thalers(3, 2), round_=5, settings={"thaler_tiebreak": True})
+    state = before_last_pass(
+        tile(0, "throne", 15),
+        vp(1, 5),
+        vp(2, 5),
+        vp(3, 5),
+        thalers(1, 6),
+        thalers(2, 6),
+        thalers(3, 2),
+        round_=5,
+        settings={"thaler_tiebreak": True},
+    )
     events, _ = last_pass(state)
     ended = events[-1]
     assert isinstance(ended, ev.GameEnded)

@@ -45,8 +45,9 @@ def test_given_two_players_when_the_game_starts_then_one_spiritual_and_one_secul
     events = start(2, seed=0)
     assert types(events) == ["GameStarted", "ElectoratesClosed", "DecisionRequested"]
     closed = events[1]
-    assert closed == ev.ElectoratesClosed(electorates=("trier", "bohemia"), drawn_from=(SPIRITUAL, SECULAR),
-                                          rulings=("T1", "G4"))
+    assert closed == ev.ElectoratesClosed(
+        electorates=("trier", "bohemia"), drawn_from=(SPIRITUAL, SECULAR), rulings=("T1", "G4")
+    )
     assert closed_keys(given(events)) == {"trier", "bohemia"}
 
 
@@ -80,8 +81,9 @@ def test_given_a_recorded_draw_when_the_events_are_replayed_then_nothing_is_draw
     """[G4] Folding uses the recorded ElectoratesClosed, never a random generator: a recorded draw that the
     seed would not give is replayed as recorded."""
     events = start(2, seed=0)
-    recorded = ev.ElectoratesClosed(electorates=("koeln", "saxony"), drawn_from=(SPIRITUAL, SECULAR),
-                                    rulings=("T1", "G4"))
+    recorded = ev.ElectoratesClosed(
+        electorates=("koeln", "saxony"), drawn_from=(SPIRITUAL, SECULAR), rulings=("T1", "G4")
+    )
     events[1] = recorded
 
     def no_draw(*_: object, **__: object) -> None:
@@ -151,17 +153,29 @@ BUY = {
     "pope": cmd.BuyPope(seat=0),
 }
 STACKS = [
-    (4, "doctor", 3), (3, "doctor", 2), (2, "doctor", 1),
-    (4, "move", 2), (3, "move", 2), (2, "move", 2),
-    (4, "permit", 4), (3, "permit", 3), (2, "permit", 2),
-    (4, "ordinance", 3), (3, "ordinance", 2), (2, "ordinance", 1),
-    (4, "pope", 1), (3, "pope", 1), (2, "pope", 1),
+    (4, "doctor", 3),
+    (3, "doctor", 2),
+    (2, "doctor", 1),
+    (4, "move", 2),
+    (3, "move", 2),
+    (2, "move", 2),
+    (4, "permit", 4),
+    (3, "permit", 3),
+    (2, "permit", 2),
+    (4, "ordinance", 3),
+    (3, "ordinance", 2),
+    (2, "ordinance", 1),
+    (4, "pope", 1),
+    (3, "pope", 1),
+    (2, "pope", 1),
 ]
 
 
 @pytest.mark.parametrize(("players", "card", "size"), STACKS)
 def test_given_a_player_count_when_its_stack_runs_out_then_the_card_can_no_longer_be_taken(
-    players: int, card: str, size: int,
+    players: int,
+    card: str,
+    size: int,
 ) -> None:
     """[B5, T1, P2] Stack sizes per player count: the last copy can be taken, then the stack is empty."""
     board = (tile(1, "saxony.aristocrat.0"), tile(0, "koeln.aristocrat.0"))
@@ -234,8 +248,9 @@ def test_given_hidden_vp_when_a_seat_views_the_game_then_it_sees_only_its_own_to
 
 def test_given_hidden_vp_when_the_game_ends_then_every_total_is_visible() -> None:
     """[B6, G3] With hidden VP, the totals are revealed when the game ends."""
-    state = before_last_pass(tile(0, "throne", 15), vp(1, 3), vp(3, 1), round_=5,
-                             settings={"hidden_victory_points": True})
+    state = before_last_pass(
+        tile(0, "throne", 15), vp(1, 3), vp(3, 1), round_=5, settings={"hidden_victory_points": True}
+    )
     assert DECIDER.view(state, 2)["victory_points"] == [None, None, 0, None]
     _, state = last_pass(state)
     assert DECIDER.is_over(state)

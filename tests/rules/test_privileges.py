@@ -16,14 +16,24 @@ from tests.rules.support import accepted, cmd, ev, of_type, prompt, rejected, ty
 # Each Trier card: the copies that empty its stack (4 players), and a command whose effect is possible below.
 TRIER_CASES = [
     ("doctor", 3, 1, cmd.BuyDoctor(seat=0, target="mainz.aristocrat.0", trier=True), "AristocratAgeChanged"),
-    ("move", 2, 1, cmd.BuyMove(seat=0, source="koeln.aristocrat.0", electorate="bohemia", trier=True),
-     "AristocratMoved"),
+    (
+        "move",
+        2,
+        1,
+        cmd.BuyMove(seat=0, source="koeln.aristocrat.0", electorate="bohemia", trier=True),
+        "AristocratMoved",
+    ),
     ("indulgence", 1, 2, cmd.BuyIndulgence(seat=0, trier=True), "VictoryPointsScored"),
     ("permit", 4, 3, cmd.BuyPermit(seat=0, electorate="bohemia", trier=True), "AristocratPlaced"),
     ("ordinance", 3, 4, cmd.BuyOrdinance(seat=0, electorate="bohemia", trier=True), "CityPlaced"),
     ("promotion", 1, 2, cmd.BuyPromotion(seat=0, knight="koeln.aristocrat.1", trier=True), "KnightPromoted"),
-    ("foreign_kings_daughter", 1, 2, cmd.BuyForeignKingsDaughter(seat=0, baron="koeln.aristocrat.0", trier=True),
-     "AristocratMarried"),
+    (
+        "foreign_kings_daughter",
+        1,
+        2,
+        cmd.BuyForeignKingsDaughter(seat=0, baron="koeln.aristocrat.0", trier=True),
+        "AristocratMarried",
+    ),
 ]
 
 
@@ -133,7 +143,8 @@ def test_given_an_opponent_aged_45_when_koeln_targets_it_then_it_dies() -> None:
     state = phase4(tile(0, "koeln.elector", 25), tile(3, "bohemia.elector", 45), turn=0)
     events, after = accepted(state, cmd.UseKoelnPrivilege(seat=0, target="bohemia.elector"))
     assert [(d.owner, d.space, d.cause) for d in of_type(events, ev.AristocratDied)] == [
-        (3, "bohemia.elector", "koeln")]
+        (3, "bohemia.elector", "koeln")
+    ]
     assert at(after, "bohemia.elector") is None
 
 
@@ -164,8 +175,14 @@ def test_given_another_player_holds_koeln_when_a_player_uses_koeln_then_no_privi
 
 def test_given_the_doctor_stack_is_empty_when_koeln_is_used_then_it_still_works() -> None:
     """[P3, P7] Köln needs no Doctor card."""
-    state = phase4(tile(0, "koeln.elector"), tile(2, "saxony.aristocrat.0"), taken(1, "doctor"),
-                   taken(2, "doctor"), taken(3, "doctor"), turn=0)
+    state = phase4(
+        tile(0, "koeln.elector"),
+        tile(2, "saxony.aristocrat.0"),
+        taken(1, "doctor"),
+        taken(2, "doctor"),
+        taken(3, "doctor"),
+        turn=0,
+    )
     accepted(state, cmd.UseKoelnPrivilege(seat=0, target="saxony.aristocrat.0"))
 
 
@@ -174,8 +191,7 @@ def test_given_the_doctor_stack_is_empty_when_koeln_is_used_then_it_still_works(
 
 def test_given_the_palatinate_elector_when_he_uses_it_then_a_free_baron_15_anywhere() -> None:
     """[P7, X1] A Baron aged 15 from supply onto any electorate's lowest free aristocrat space, free of charge."""
-    state = phase4(tile(0, "palatinate.elector", 35, couple=True), tile(1, "mainz.aristocrat.0"), thalers(0, 0),
-                   turn=0)
+    state = phase4(tile(0, "palatinate.elector", 35, couple=True), tile(1, "mainz.aristocrat.0"), thalers(0, 0), turn=0)
     events, after = accepted(state, cmd.UsePalatinatePrivilege(seat=0, electorate="mainz"))
     assert types(events) == ["PrivilegeUsed", "AristocratPlaced", "DecisionRequested"]
     assert [(p.seat, p.electorate) for p in of_type(events, ev.PrivilegeUsed)] == [(0, "palatinate")]
@@ -190,14 +206,14 @@ def test_given_the_palatinate_elector_when_he_uses_it_then_a_free_baron_15_anywh
 def test_given_a_full_electorate_when_palatinate_places_there_then_a_named_knight_is_pushed() -> None:
     """[P7, D2, X6] The push rule applies to the Palatinate's Baron."""
     state = phase4(tile(0, "palatinate.elector"), *fill("saxony", 1, -3, 2, 3), turn=0)
-    events, after = accepted(state, cmd.UsePalatinatePrivilege(seat=0, electorate="saxony",
-                                                               push="saxony.aristocrat.1"))
+    events, after = accepted(state, cmd.UsePalatinatePrivilege(seat=0, electorate="saxony", push="saxony.aristocrat.1"))
     assert [(k.owner, k.space, k.by) for k in of_type(events, ev.KnightPushed)] == [(2, "saxony.aristocrat.1", 0)]
     assert at(after, "saxony.aristocrat.1") == Tile(0, False, 15)
     rejected(state, cmd.UsePalatinatePrivilege(seat=0, electorate="saxony"), "no_room")
     state = phase4(tile(0, "palatinate.elector"), *fill("saxony", 1, -3, 2), turn=0)
-    rejected(state, cmd.UsePalatinatePrivilege(seat=0, electorate="saxony", push="saxony.aristocrat.1"),
-             "push_not_allowed")
+    rejected(
+        state, cmd.UsePalatinatePrivilege(seat=0, electorate="saxony", push="saxony.aristocrat.1"), "push_not_allowed"
+    )
 
 
 def test_given_palatinate_was_used_when_used_again_or_by_another_then_it_is_refused() -> None:
@@ -252,8 +268,7 @@ def test_given_brandenburg_was_used_when_its_elector_takes_the_gray_eminence_aga
 
 def test_given_the_gray_eminence_card_was_taken_when_phase_v_starts_then_its_holder_may_place_the_baron() -> None:
     """[P8, X13] At the start of phase V the card's holder is asked first."""
-    state = phase4(tile(2, "brandenburg.elector"), taken(2, "gray_eminence"), passed(0), passed(1), passed(2),
-                   turn=3)
+    state = phase4(tile(2, "brandenburg.elector"), taken(2, "gray_eminence"), passed(0), passed(1), passed(2), turn=3)
     events, after = accepted(state, cmd.Pass(seat=3))
     assert of_type(events, ev.PhaseStarted)[0].phase == 5
     assert (prompt(after).decision, prompt(after).seats) == ("gray_eminence", (2,))
@@ -294,8 +309,9 @@ def test_given_a_saxony_elector_when_the_next_round_pays_income_then_he_takes_tw
 
 def test_given_privileges_were_used_when_the_next_round_starts_then_they_are_usable_again() -> None:
     """[P7] Each privilege is used at most once a round: they reset at the start of the next round."""
-    events, after = round_four_ends(tile(1, "koeln.elector"), used(1, "koeln"), tile(3, "trier.elector"),
-                                    used(3, "trier"))
+    events, after = round_four_ends(
+        tile(1, "koeln.elector"), used(1, "koeln"), tile(3, "trier.elector"), used(3, "trier")
+    )
     assert (after.round, after.phase) == (5, 4)  # nothing asked on the way (round 4: no empire city)
     assert after.privilege_used == (False,) * 7
     starts = [(p.round, p.phase) for p in of_type(events, ev.PhaseStarted)]

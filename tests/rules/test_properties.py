@@ -81,13 +81,15 @@ StepCheck = Callable[[Game, Step, random.Random], None]
 
 def tables(players: int) -> st.SearchStrategy[dict[str, Any]]:
     """Every table setting, drawn."""
-    return st.fixed_dictionaries({
-        "hidden_victory_points": st.booleans(),
-        "thaler_tiebreak": st.booleans(),
-        "mainz_bonus": st.sampled_from(["seat_holder_after_phase_v", "elector_at_phase_v_start"]),
-        "backer_vp_requires_votes": st.booleans(),
-        "start_player": st.integers(0, players - 1),
-    })
+    return st.fixed_dictionaries(
+        {
+            "hidden_victory_points": st.booleans(),
+            "thaler_tiebreak": st.booleans(),
+            "mainz_bonus": st.sampled_from(["seat_holder_after_phase_v", "elector_at_phase_v_start"]),
+            "backer_vp_requires_votes": st.booleans(),
+            "start_player": st.integers(0, players - 1),
+        }
+    )
 
 
 def fold_one_by_one(state: GameState | None, events: list[Event], checks: list[EventCheck]) -> GameState:
@@ -163,9 +165,12 @@ def check_thalers(before: GameState | None, event: Event, s: GameState) -> None:
 
 def check_piece_counts(before: GameState | None, event: Event, s: GameState) -> None:
     """[B3] Per colour 7 tiles, 3 knights, 3 cities and 3 empire cities, each on the board or in supply."""
-    assert (s.layout.constants["tiles_per_colour"], s.layout.constants["knights_per_colour"],
-            s.layout.constants["cities_per_colour"], s.layout.constants["empire_cities"]) == (
-        TILES, KNIGHTS, CITIES, EMPIRE_CITIES)
+    assert (
+        s.layout.constants["tiles_per_colour"],
+        s.layout.constants["knights_per_colour"],
+        s.layout.constants["cities_per_colour"],
+        s.layout.constants["empire_cities"],
+    ) == (TILES, KNIGHTS, CITIES, EMPIRE_CITIES)
     tiles, knights, cities = [0] * s.n, [0] * s.n, [0] * s.n
     empire = 0
     for _, piece in pieces(s):
@@ -258,7 +263,11 @@ def check_recorded_decisions(before: GameState | None, event: Event, s: GameStat
 
 
 EVENT_INVARIANTS: list[EventCheck] = [
-    check_thalers, check_piece_counts, check_spaces, check_archdiocese_electors, check_scores,
+    check_thalers,
+    check_piece_counts,
+    check_spaces,
+    check_archdiocese_electors,
+    check_scores,
     check_recorded_decisions,
 ]
 
@@ -269,7 +278,8 @@ def check_aside(game: Game, step: Step, rng: random.Random) -> None:
     s = step.after
     if s.board[s.layout.aside] is not None:
         assert s.pending is not None and s.pending.decision in HOLDING_ASIDE, (
-            f"a tile is left aside after {step.command} while the game waits for {s.pending}")
+            f"a tile is left aside after {step.command} while the game waits for {s.pending}"
+        )
 
 
 def check_game_end(game: Game) -> None:
@@ -358,9 +368,20 @@ def illegal_candidates(game: Game, step: Step, rng: random.Random, seen: dict[st
 
 
 def _bare(kind: str, seat: int) -> Command | None:
-    defaults = {"electorate": "mainz", "space": "throne", "target": "throne", "source": "mainz.aristocrat.0",
-                "knight": "mainz.aristocrat.0", "baron": "throne", "from_space": "mainz.aristocrat.0",
-                "winner": seat, "accept": True, "candidate": "rival", "card": "doctor", "space_kind": "aristocrat"}
+    defaults = {
+        "electorate": "mainz",
+        "space": "throne",
+        "target": "throne",
+        "source": "mainz.aristocrat.0",
+        "knight": "mainz.aristocrat.0",
+        "baron": "throne",
+        "from_space": "mainz.aristocrat.0",
+        "winner": seat,
+        "accept": True,
+        "candidate": "rival",
+        "card": "doctor",
+        "space_kind": "aristocrat",
+    }
     cls = COMMAND_TYPES[kind]
     fields = {k: v for k, v in defaults.items() if k in cls.model_fields}
     try:
@@ -540,4 +561,5 @@ def test_given_a_recorded_game_when_its_events_go_through_json_then_the_refold_i
     assert [type(p) for p in parsed] == [type(e) for e in log]
     assert DECIDER.snapshot(fold(DECIDER, parsed)) == DECIDER.snapshot(state)
     assert DECIDER.snapshot(fold(DECIDER, [DECIDER.parse_event(orjson.loads(e.to_json())) for e in log])) == (
-        DECIDER.snapshot(state))
+        DECIDER.snapshot(state)
+    )

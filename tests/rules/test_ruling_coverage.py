@@ -88,10 +88,17 @@ def _order(i: str) -> tuple[str, int]:
 # --- the reference itself ------------------------------------------------------------------------------------
 def test_given_the_rules_reference_when_its_ids_are_read_then_every_ruling_and_referee_decision_is_there() -> None:
     expected = (
-        {f"B{i}" for i in range(1, 7)} | {f"G{i}" for i in range(1, 5)} | {f"S{i}" for i in range(1, 4)}
-        | {"I1"} | {f"A{i}" for i in range(1, 4)} | {f"D{i}" for i in range(1, 4)}
-        | {f"P{i}" for i in range(1, 9)} | {f"V{i}" for i in range(1, 6)} | {f"E{i}" for i in range(1, 5)}
-        | {"R1", "T1"} | {f"X{i}" for i in range(1, 14)}
+        {f"B{i}" for i in range(1, 7)}
+        | {f"G{i}" for i in range(1, 5)}
+        | {f"S{i}" for i in range(1, 4)}
+        | {"I1"}
+        | {f"A{i}" for i in range(1, 4)}
+        | {f"D{i}" for i in range(1, 4)}
+        | {f"P{i}" for i in range(1, 9)}
+        | {f"V{i}" for i in range(1, 6)}
+        | {f"E{i}" for i in range(1, 5)}
+        | {"R1", "T1"}
+        | {f"X{i}" for i in range(1, 14)}
     )
     assert expected == RULE_IDS, f"missing {sorted(expected - RULE_IDS)}, unexpected {sorted(RULE_IDS - expected)}"
 

@@ -64,8 +64,9 @@ def test_given_the_empire_city_placed_when_step_one_begins_then_the_emperors_bar
     clockwise is asked for its elector."""
     events, state = after_empire_city(start_player=2)
     throne = [e for e in of_type(events, ev.AristocratPlaced) if e.space == "throne"]
-    assert throne == [ev.AristocratPlaced(owner=2, space="throne", couple=False, age=45, reason="setup",
-                                          rulings=("S2", "X5"))]
+    assert throne == [
+        ev.AristocratPlaced(owner=2, space="throne", couple=False, age=45, reason="setup", rulings=("S2", "X5"))
+    ]
     assert at(state, "throne") == Tile(owner=2, couple=False, age=45)
     assert state.tiles_in_supply == (7, 7, 6, 7)
     p = prompt(state)
@@ -141,8 +142,9 @@ def test_given_step_one_when_a_player_takes_an_archdiocese_then_his_elector_is_a
     _, state = after_empire_city()
     events, state = accepted(state, cmd.PlacePiece(seat=1, electorate="mainz", space_kind="elector"))
     placed = of_type(events, ev.AristocratPlaced)
-    assert placed == [ev.AristocratPlaced(owner=1, space="mainz.elector", couple=False, age=45,
-                                          reason="setup", rulings=("S2", "S3"))]
+    assert placed == [
+        ev.AristocratPlaced(owner=1, space="mainz.elector", couple=False, age=45, reason="setup", rulings=("S2", "S3"))
+    ]
     assert at(state, "mainz.elector") == Tile(1, False, 45)
     assert prompt(state).seats == (2,)
 
@@ -167,8 +169,9 @@ def test_given_a_setup_step_when_a_seat_out_of_order_answers_then_it_is_rejected
     """[S2, G1] Only the seat whose turn it is in the clockwise order may place; the state does not move."""
     _, state = after_empire_city()
     for seat in (0, 2, 3):
-        rejection = rejected(state, cmd.PlacePiece(seat=seat, electorate="koeln", space_kind="elector"),
-                             "not_your_turn")
+        rejection = rejected(
+            state, cmd.PlacePiece(seat=seat, electorate="koeln", space_kind="elector"), "not_your_turn"
+        )
         assert rejection.rulings == ("G1",)
     assert DECIDER.awaited(state) == (1,)
 
@@ -188,8 +191,9 @@ def test_given_step_two_when_the_player_places_then_his_couple_35_takes_the_lowe
     _, state = accepted(state, cmd.PlacePiece(seat=0, electorate="mainz"))
     events, state = accepted(state, cmd.PlacePiece(seat=1, electorate="mainz"))
     assert of_type(events, ev.AristocratPlaced) == [
-        ev.AristocratPlaced(owner=1, space="mainz.aristocrat.1", couple=True, age=35, reason="setup",
-                            rulings=("S2", "X1"))
+        ev.AristocratPlaced(
+            owner=1, space="mainz.aristocrat.1", couple=True, age=35, reason="setup", rulings=("S2", "X1")
+        )
     ]
     assert at(state, "mainz.aristocrat.0") == Tile(0, True, 35)
 

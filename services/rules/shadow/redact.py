@@ -92,4 +92,3 @@ def views(s: GameState, seats: list[int | None]) -> list[dict[str, Any]]:
         own["victory_points"] = points
         out.append(own)
     return out
-
