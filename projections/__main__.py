@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from types import FrameType
 
 import orjson
 import redis
@@ -31,6 +30,7 @@ from projections.store import MODELS
 from services.bus.connection import connect
 from services.bus.keys import Layout, parse_shards
 from services.log import configure, get_logger
+from services.process import stop_on_signals
 from services.rules.registry import game_names, get_decider
 
 
@@ -108,13 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          consumer=args.consumer, fold_cache=fold_cache)
         for name in names
     ]  # fmt: skip
-    stop = threading.Event()
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    stop = stop_on_signals()
     threads = [threading.Thread(target=w.run, args=(stop,), name=w.model.name, daemon=True) for w in workers]
     for t in threads:
         t.start()
@@ -162,9 +156,7 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
     children = [
         subprocess.Popen([*common, *run, "--models", ",".join(group)], preexec_fn=_die_with_parent) for group in groups
     ]
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    stop = stop_on_signals()
     while not stop.wait(0.5):
         if any(c.poll() is not None for c in children):
             break  # a child died: stop the others too, and let the supervisor above restart us all

@@ -17,17 +17,16 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import FrameType
 
 from services.bus.keys import Layout
 from services.log import get_logger
+from services.process import stop_on_signals
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,12 +159,6 @@ def serve(
         return 2
     layout = Layout.from_env()
     specs = plan(layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections)
-    stop = threading.Event()
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    stop = stop_on_signals()
     log.info("serve.start", children=[s.name for s in specs], shards=layout.shards, prefix=layout.prefix)
     return supervise(specs, stop, grace)

@@ -12,16 +12,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from types import FrameType
 
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.connection import connect
 from services.bus.keys import Layout, parse_shards
 from services.log import configure
+from services.process import stop_on_signals
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,13 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config=config,
         consumer=args.consumer,
     )
-    stop = threading.Event()
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    stop = stop_on_signals()
     runner.run(stop)
     return 0
 

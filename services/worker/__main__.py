@@ -12,15 +12,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from types import FrameType
 
 from services.bus.connection import connect
 from services.bus.keys import Layout, parse_shards
 from services.log import configure
+from services.process import stop_on_signals
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 
@@ -72,13 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config=config,
         worker_id=args.worker_id,
     )
-    stop = threading.Event()
-
-    def _stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    stop = stop_on_signals()
     worker.run(stop)
     return 0
 

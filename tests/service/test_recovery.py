@@ -43,7 +43,10 @@ def test_two_workers_racing_for_one_shard_exactly_one_commits(backend: Backend) 
     client.submit_many([*creates, *commands])
 
     # When two workers start at the same instant, both wanting shard 2
-    workers = [backend.worker([2], worker_id=f"racer-{i}") for i in range(2)]
+    # (a lease far longer than the test, so a starved thread on a loaded host can not lose it midway: this test
+    # is about the race at the start; fail-over is tested below)
+    patient = replace(FAST, lease_ttl_ms=60_000)
+    workers = [backend.worker([2], config=patient, worker_id=f"racer-{i}") for i in range(2)]
     barrier = threading.Barrier(2)
 
     def go(w: RulesWorker) -> None:
