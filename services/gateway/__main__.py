@@ -4,7 +4,8 @@
 
 The rules workers run as separate processes (``python -m services.worker``) on the same Redis, prefix and shard
 count. Without REDIS_URL the gateway serves the embedded in-process fakeredis, which no worker process can
-reach: it then runs a rules worker in its own process (``--worker`` does so on a real Redis too).
+reach: it then runs a rules worker, the bots and the projection workers in its own process (``--worker``,
+``--bots`` and ``--projections`` do so on a real Redis too), so bot seats play and read models are kept.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from types import FrameType
+from typing import Any
 
 import uvicorn
 
@@ -39,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--shard-count", type=int, default=None, help="total shards (default: env THRONE_SHARDS)")
     p.add_argument("--plugin", action="append", default=[], help="module to import (registers games)")
     p.add_argument("--worker", action="store_true", help="also run a rules worker over every shard in-process")
+    p.add_argument("--bots", action="store_true", help="also run the bots (bot seats) over every shard in-process")
+    p.add_argument("--projections", action="store_true", help="also keep every read model in-process")
     p.add_argument("--rate", type=float, default=d.rate, help="requests/s per token or client address")
     p.add_argument("--burst", type=int, default=d.burst)
     p.add_argument("--address-rate", type=float, default=d.address_rate, help="requests/s per client address")
@@ -59,15 +63,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         address_burst=args.address_burst, command_timeout=args.command_timeout,
     )  # fmt: skip
     stop = threading.Event()
-    thread = None
-    if args.worker or is_embedded(client):
-        worker = RulesWorker(connect(args.redis_url), range(layout.shards), layout=layout)
-        thread = threading.Thread(target=worker.run, args=(stop,), name="rules-worker", daemon=True)
+    embedded = is_embedded(client)
+    threads = [
+        threading.Thread(target=loop.run, args=(stop,), name=name, daemon=True)
+        for name, loop in _in_process_loops(args, layout, embedded)
+    ]
+    for thread in threads:
         thread.start()
     app = create_app(client, layout, limits=limits)
     get_logger("gateway").info(
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
-        embedded=is_embedded(client), worker=thread is not None,
+        embedded=embedded, in_process=[t.name for t in threads],
     )  # fmt: skip
     server = uvicorn.Server(
         uvicorn.Config(
@@ -88,9 +94,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.run()
     finally:
         stop.set()
-        if thread is not None:
+        for thread in threads:
             thread.join(10)
     return 0
+
+
+def _in_process_loops(args: argparse.Namespace, layout: Layout, embedded: bool) -> list[tuple[str, Any]]:
+    """The loops this process runs beside the gateway: on the embedded fakeredis no other process can reach
+    the data, so all of them; on a real Redis only those asked for."""
+    loops: list[tuple[str, Any]] = []
+    shards = range(layout.shards)
+    if args.worker or embedded:
+        loops.append(("rules-worker", RulesWorker(connect(args.redis_url), shards, layout=layout)))
+    if args.bots or embedded:
+        from services.bots.runner import BotRunner  # the bots are a client of the bus like any other
+
+        loops.append(("bots", BotRunner(connect(args.redis_url), shards, layout=layout)))
+    if args.projections or embedded:
+        from projections.models import ALL_MODELS
+        from projections.runner import FoldCache, ProjectionWorker
+
+        fold_cache = FoldCache()
+        for name, model in ALL_MODELS.items():
+            worker = ProjectionWorker(connect(args.redis_url), model(), shards, layout=layout, fold_cache=fold_cache)
+            loops.append((f"projection-{name}", worker))
+    return loops
 
 
 if __name__ == "__main__":

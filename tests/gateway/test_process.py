@@ -85,3 +85,30 @@ def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> N
     # Then the feed carried every event live, and the end
     assert [m["version"] for m in messages[:-1]] == list(range(1, summary["version"] + 1))
     assert messages[-1]["result"] == summary["result"] == {"winner": seat, "total": 21}
+
+
+def test_given_the_embedded_default_when_a_game_has_bot_seats_then_the_bots_play_and_the_scoreboard_follows() -> None:
+    """Alone on the embedded fakeredis the gateway process also runs the bots and the projection workers, since
+    no other process can reach its data: a game of four bot seats plays to the end, and its scoreboard says so."""
+    proc, base = _gateway()
+    try:
+        with httpx.Client(base_url=f"http://{base}", timeout=10) as http:
+            # Given a shadow game whose four seats are all bots
+            bots = {"0": "random", "1": "random", "2": "heuristic", "3": "random"}
+            r = http.post("/games", json={"game": "shadow", "players": ["A", "B", "C", "D"], "seed": 4, "bots": bots})
+            assert r.status_code == 201, r.text
+            gid = r.json()["game_id"]
+            # When nobody else sends anything
+            deadline = time.monotonic() + 60
+            while not http.get(f"/games/{gid}").json()["over"]:
+                assert time.monotonic() < deadline, "the bots did not finish the game"
+                time.sleep(0.2)
+            # Then the game ended and the scoreboard read model shows its winners
+            deadline = time.monotonic() + 10
+            while (board := http.get(f"/games/{gid}/scoreboard")).json().get("winners") is None:
+                assert time.monotonic() < deadline, board.text
+                time.sleep(0.1)
+            assert board.json()["winners"] == http.get(f"/games/{gid}").json()["result"]["winners"]
+    finally:
+        proc.terminate()
+        assert proc.wait(15) == 0
