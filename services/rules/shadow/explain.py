@@ -19,7 +19,7 @@ from services.rules.shadow.queries import (
     first_free,
     stack_available,
 )
-from services.rules.shadow.state import GameState, Knight
+from services.rules.shadow.state import City, GameState, Knight, Tile
 
 PRIVILEGE_OF = {"UseKoelnPrivilege": KOELN, "UsePalatinatePrivilege": PALATINATE, "TakeGrayEminence": BRANDENBURG}
 
@@ -74,4 +74,47 @@ def explain(s: GameState, c: Any, p: ev.Prompt) -> tuple[str, str, tuple[str, ..
             return "no_room", f"{electorate} has no free aristocrat space: name a knight to push.", ("D2",)
         if push is not None and not isinstance(s.board[s.layout.by_id[push]], Knight):
             return "not_a_knight", f"There is no knight on {push} to push.", ("D2",)
-    return "illegal_move", f"{c.type} is not legal now for the decision '{p.decision}' with these details.", ()
+    why, rulings = _why_not(s, c)
+    return "illegal_move", f"{c.type} is not legal now for the decision '{p.decision}': {why}.", rulings
+
+
+def _why_not(s: GameState, c: Any) -> tuple[str, tuple[str, ...]]:
+    """The reason a command naming a piece can not be played, in words (the code stays ``illegal_move``)."""
+    players = s.players
+    piece_field = next(
+        (f for f in ("target", "source", "knight", "baron", "space", "from_space") if getattr(c, f, None)), None
+    )
+    if piece_field is None:
+        return "these details match no legal option", ()
+    space_id = getattr(c, piece_field)
+    space = s.layout.spaces[s.layout.by_id[space_id]]
+    piece = s.board[s.layout.by_id[space_id]]
+    if piece is None:
+        return f"there is no piece on {space_id}", ()
+    wants_knight = c.type in ("BuyPromotion", "MoveKnight")
+    if wants_knight != isinstance(piece, Knight) or isinstance(piece, City):
+        return f"{space_id} does not hold {'a knight' if wants_knight else 'an aristocrat'}", ("X10",)
+    owner = piece.owner
+    if c.type in ("BuyDoctor", "UseKoelnPrivilege"):
+        if owner == c.seat and isinstance(piece, Tile) and piece.age == 15:
+            return "your aristocrat is already 15 and can not be younger", ("P3", "X10")
+    elif c.type in ("OfferDaughter",):
+        if owner == c.seat:
+            return "a daughter is offered to an opponent's Baron", ("D3",)
+    elif owner != c.seat:
+        return f"the piece on {space_id} belongs to {players[owner]}", ()
+    if c.type == "BuyPromotion" and space.kind != "aristocrat":
+        return "only a knight on an aristocrat space can be promoted", ("P5",)
+    if c.type == "BuyMove":
+        if space.kind != "aristocrat":
+            return "only an aristocrat on an aristocrat space moves (not an elector, the Emperor)", ("P4",)
+        if s.layout.electorates[space.electorate].key == c.electorate:
+            return "the Move card takes the aristocrat to another electorate", ("P4",)
+    if c.type in ("BuyForeignKingsDaughter", "OfferDaughter") and isinstance(piece, Tile):
+        if piece.couple:
+            return f"the tile on {space_id} is already a Couple", ("P5", "D3")
+        if space.kind == "elector" and s.layout.electorates[space.electorate].spiritual:
+            return "an archdiocese elector must stay a Baron", ("B1", "P5", "D3")
+    if c.type == "MoveKnight":
+        return "the knight must change its electorate or its kind of space, to a free space", ("X2",)
+    return f"{space_id} is not one of the options of this decision", ()
