@@ -177,15 +177,15 @@ def render_svg(s: GameState | None, seat: int | None, final: GameState | None = 
         out.append(f'<text x="{px + 8}" y="{py + 46}">elector</text>')
         out.append(_svg_piece(board.get(spaces[info.elector].id), px + 70, py + 42, "elector"))
         out.append(f'<text x="{px + 100}" y="{py + 46}">eminence</text>')
-        out.append(_svg_piece(board.get(spaces[info.eminence].id), px + 170, py + 42, "eminence"))
+        out.append(_svg_piece(board.get(spaces[info.eminence].id), px + 188, py + 42, "eminence"))
         for j, idx in enumerate(info.aristocrats):
             out.append(_svg_piece(board.get(spaces[idx].id), px + 24 + j * 32, py + 82, "aristocrat"))
         for j, idx in enumerate(info.castles):
             out.append(_svg_piece(board.get(spaces[idx].id), px + 24 + j * 32, py + 118, "castle"))
         for j, idx in enumerate(info.cities):
             out.append(_svg_piece(board.get(spaces[idx].id), px + 120 + j * 32, py + 118, "city"))
-        power = "  ".join(f"{v['players'][k][:6]} {p}" for k, p in enumerate(e["power"]) if p)
-        out.append(f'<text x="{px + 8}" y="{py + 160}">power: {escape(power or "none")}</text></g>')
+        power = ", ".join(f"{v['players'][k][:6]} {p}" for k, p in enumerate(e["power"]) if p)
+        out.append(f'<text x="{px + 8}" y="{py + 160}" font-size="10">power: {escape(power or "none")}</text></g>')
     y = 100 + rows * (_PANEL_H + 10)
     for k, name in enumerate(v["players"]):
         vp = v["victory_points"][k]
