@@ -11,43 +11,8 @@ from typing import Any
 
 from events.base import Command, Event
 from events.shadow import events as ev
-from services.rules.shadow.state import GameState, Knight, Tile
-from tests.rules.support import DECIDER, given, request, start
-
-
-def tile(owner: int, space: str, age: int = 25, couple: bool = False) -> ev.AristocratPlaced:
-    """An aristocrat tile from ``owner``'s supply onto ``space``."""
-    return ev.AristocratPlaced(owner=owner, space=space, couple=couple, age=age, reason="test")
-
-
-def knight(owner: int, space: str) -> ev.KnightPlaced:
-    """A knight from ``owner``'s supply onto ``space``."""
-    return ev.KnightPlaced(owner=owner, space=space)
-
-
-def city(owner: int, space: str) -> ev.CityPlaced:
-    """A city of ``owner`` onto ``space``."""
-    return ev.CityPlaced(owner=owner, space=space)
-
-
-def thalers(seat: int, balance: int) -> ev.ThalersChanged:
-    """Set a seat's thalers."""
-    return ev.ThalersChanged(seat=seat, delta=0, balance=balance, reason="test")
-
-
-def taken(seat: int, card: str) -> ev.CardTaken:
-    """A card already in ``seat``'s play area this round."""
-    return ev.CardTaken(seat=seat, card=card, cost=0)
-
-
-def used(seat: int, electorate: str) -> ev.PrivilegeUsed:
-    """A privilege already used this round."""
-    return ev.PrivilegeUsed(seat=seat, electorate=electorate)
-
-
-def passed(seat: int) -> ev.Passed:
-    """A seat that has already passed this round."""
-    return ev.Passed(seat=seat)
+from services.rules.shadow.state import GameState
+from tests.rules.support import DECIDER, given, knight, request, start, tile
 
 
 def phase4_events(
@@ -78,11 +43,6 @@ def phase4(
 ) -> GameState:
     """An arranged phase IV position, waiting for ``turn`` (default: the Emperor) to act."""
     return given(phase4_events(*facts, players=players, emperor=emperor, turn=turn, round_=round_, settings=settings))
-
-
-def at(state: GameState, space: str) -> Tile | Knight | Any:
-    """The piece on ``space``."""
-    return state.board[state.layout.by_id[space]]
 
 
 def fill(electorate: str, *owners: int, age: int = 25) -> list[Event]:

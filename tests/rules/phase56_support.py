@@ -13,44 +13,16 @@ from typing import Any
 from events.base import Event
 from events.shadow import events as ev
 from services.rules.shadow.state import GameState
-from tests.rules.support import accepted, cmd, given, request, start
+from tests.rules.support import (
+    accepted,
+    at,
+    cmd,
+    given,
+    request,
+    start,
+)
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
-
-
-def baron(owner: int, space: str, age: int = 25) -> ev.AristocratPlaced:
-    """A Baron of ``owner`` onto ``space``."""
-    return ev.AristocratPlaced(owner=owner, space=space, couple=False, age=age, reason="test")
-
-
-def couple(owner: int, space: str, age: int = 35) -> ev.AristocratPlaced:
-    """A Couple of ``owner`` onto ``space``."""
-    return ev.AristocratPlaced(owner=owner, space=space, couple=True, age=age, reason="test")
-
-
-def knight(owner: int, space: str) -> ev.KnightPlaced:
-    """A knight of ``owner`` onto ``space``."""
-    return ev.KnightPlaced(owner=owner, space=space)
-
-
-def city(owner: int, space: str) -> ev.CityPlaced:
-    """A city of ``owner`` onto ``space``."""
-    return ev.CityPlaced(owner=owner, space=space)
-
-
-def empire_city(space: str) -> ev.EmpireCityPlaced:
-    """An empire city onto ``space``."""
-    return ev.EmpireCityPlaced(seat=0, space=space)
-
-
-def died(owner: int, space: str) -> ev.AristocratDied:
-    """The Baron on ``space`` died (its seat, if any, is now empty)."""
-    return ev.AristocratDied(owner=owner, space=space, couple=False, cause="old_age")
-
-
-def card(seat: int, name: str) -> ev.CardTaken:
-    """A card taken by ``seat`` this round."""
-    return ev.CardTaken(seat=seat, card=name, cost=0)
 
 
 def phase_iv_ending(
@@ -75,12 +47,7 @@ def phase_v(*facts: Event, **kwargs: Any) -> tuple[list[Event], GameState]:
     return accepted(state, cmd.Pass(seat=state.turn))
 
 
-def piece(state: GameState, space: str) -> Any:
-    """The piece on ``space`` (None: empty)."""
-    return state.board[state.layout.by_id[space]]
-
-
 def tile_at(state: GameState, space: str) -> tuple[int, bool, int] | None:
     """(owner, couple, age) of the tile on ``space``."""
-    p = piece(state, space)
+    p = at(state, space)
     return None if p is None else (p.owner, p.couple, p.age)

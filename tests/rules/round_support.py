@@ -20,46 +20,6 @@ from services.rules.shadow.state import GameState
 from tests.rules.support import accepted, given, request, start
 
 
-def tile(owner: int, space: str, age: int = 25, couple: bool = False) -> ev.AristocratPlaced:
-    """An aristocrat tile from ``owner``'s supply onto ``space``."""
-    return ev.AristocratPlaced(owner=owner, space=space, couple=couple, age=age, reason="test")
-
-
-def knight(owner: int, space: str) -> ev.KnightPlaced:
-    """A knight from ``owner``'s supply onto ``space``."""
-    return ev.KnightPlaced(owner=owner, space=space)
-
-
-def city(owner: int, space: str) -> ev.CityPlaced:
-    """A city of ``owner`` onto ``space``."""
-    return ev.CityPlaced(owner=owner, space=space)
-
-
-def empire_city(space: str) -> ev.EmpireCityPlaced:
-    """An empire city onto ``space``."""
-    return ev.EmpireCityPlaced(seat=0, space=space)
-
-
-def thalers(seat: int, balance: int) -> ev.ThalersChanged:
-    """Set a seat's thalers."""
-    return ev.ThalersChanged(seat=seat, delta=0, balance=balance, reason="test")
-
-
-def vp(seat: int, total: int) -> ev.VictoryPointsScored:
-    """Set a seat's VP total."""
-    return ev.VictoryPointsScored(seat=seat, points=total, total=total, reason="test")
-
-
-def taken(seat: int, card: str, via_trier: bool = False, without_effect: bool = False) -> ev.CardTaken:
-    """A card taken in this round's phase IV."""
-    return ev.CardTaken(seat=seat, card=card, cost=0, via_trier=via_trier, without_effect=without_effect)
-
-
-def at(state: GameState, space: str) -> Any:
-    """The piece on ``space``."""
-    return state.board[state.layout.by_id[space]]
-
-
 def table(emperor: int, settings: dict[str, Any] | None) -> dict[str, Any]:
     return {"start_player": emperor, **(settings or {})}
 

@@ -82,4 +82,70 @@ def request(decision: str, *seats: int, **context: Any) -> ev.DecisionRequested:
     return ev.DecisionRequested(prompt=ev.Prompt(decision=decision, seats=seats, **context))
 
 
+# --- arranged facts: events that put a position together (evolve applies them mechanically) ----------------------
+def tile(owner: int, space: str, age: int = 25, couple: bool = False) -> ev.AristocratPlaced:
+    """An aristocrat tile from ``owner``'s supply onto ``space``."""
+    return ev.AristocratPlaced(owner=owner, space=space, couple=couple, age=age, reason="test")
+
+
+def baron(owner: int, space: str, age: int = 25) -> ev.AristocratPlaced:
+    """A Baron of ``owner`` onto ``space``."""
+    return tile(owner, space, age)
+
+
+def couple(owner: int, space: str, age: int = 35) -> ev.AristocratPlaced:
+    """A Couple of ``owner`` onto ``space``."""
+    return tile(owner, space, age, couple=True)
+
+
+def knight(owner: int, space: str) -> ev.KnightPlaced:
+    """A knight from ``owner``'s supply onto ``space``."""
+    return ev.KnightPlaced(owner=owner, space=space)
+
+
+def city(owner: int, space: str) -> ev.CityPlaced:
+    """A city of ``owner`` onto ``space``."""
+    return ev.CityPlaced(owner=owner, space=space)
+
+
+def empire_city(space: str) -> ev.EmpireCityPlaced:
+    """An empire city onto ``space``."""
+    return ev.EmpireCityPlaced(seat=0, space=space)
+
+
+def died(owner: int, space: str) -> ev.AristocratDied:
+    """The Baron on ``space`` died (its seat, if any, is now empty)."""
+    return ev.AristocratDied(owner=owner, space=space, couple=False, cause="old_age")
+
+
+def thalers(seat: int, balance: int) -> ev.ThalersChanged:
+    """Set a seat's thalers."""
+    return ev.ThalersChanged(seat=seat, delta=0, balance=balance, reason="test")
+
+
+def vp(seat: int, total: int) -> ev.VictoryPointsScored:
+    """Set a seat's VP total."""
+    return ev.VictoryPointsScored(seat=seat, points=total, total=total, reason="test")
+
+
+def taken(seat: int, card: str, via_trier: bool = False, without_effect: bool = False) -> ev.CardTaken:
+    """A card already in ``seat``'s play area this round."""
+    return ev.CardTaken(seat=seat, card=card, cost=0, via_trier=via_trier, without_effect=without_effect)
+
+
+def used(seat: int, electorate: str) -> ev.PrivilegeUsed:
+    """A privilege already used this round."""
+    return ev.PrivilegeUsed(seat=seat, electorate=electorate)
+
+
+def passed(seat: int) -> ev.Passed:
+    """A seat that has already passed this round."""
+    return ev.Passed(seat=seat)
+
+
+def at(state: GameState, space: str) -> Any:
+    """The piece on ``space`` (None: empty)."""
+    return state.board[state.layout.by_id[space]]
+
+
 __all__ = ["cmd", "ev"]

@@ -23,8 +23,8 @@ from pydantic import ValidationError
 
 from events.base import Command, Event, Rejection
 from services.rules.shadow.actions import key_of
-from tests.rules.phase4_support import knight, phase4_events, taken, thalers, tile
-from tests.rules.support import DECIDER, accepted, cmd, ev, given, prompt, request, start
+from tests.rules.phase4_support import phase4_events
+from tests.rules.support import DECIDER, accepted, cmd, ev, given, knight, prompt, request, start, taken, thalers, tile
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
 

@@ -5,18 +5,24 @@ from __future__ import annotations
 import pytest
 
 from services.rules.shadow.state import Knight, Tile
-from tests.rules.phase4_support import at, fill, knight, legal_of, passed, phase4, taken, thalers, tile
+from tests.rules.phase4_support import fill, legal_of, phase4
 from tests.rules.support import (
     DECIDER,
     accepted,
+    at,
     cmd,
     ev,
     given,
+    knight,
     of_type,
+    passed,
     prompt,
     rejected,
     request,
     start,
+    taken,
+    thalers,
+    tile,
     types,
 )
 

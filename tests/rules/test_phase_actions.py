@@ -7,16 +7,22 @@ import pytest
 from events.base import Command
 from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow.state import Knight
-from tests.rules.phase4_support import at, fill, knight, passed, phase4, taken, thalers, tile
+from tests.rules.phase4_support import fill, phase4
 from tests.rules.support import (
     DECIDER,
     accepted,
+    at,
     cmd,
     ev,
     first_legal_setup,
+    knight,
     of_type,
+    passed,
     prompt,
     rejected,
+    taken,
+    thalers,
+    tile,
     types,
 )
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import Knight, Tile
-from tests.rules.round_support import at, before_round, knight, next_round, taken, thalers, tile
-from tests.rules.support import DECIDER, accepted, of_type, prompt, rejected, types
+from tests.rules.round_support import before_round, next_round
+from tests.rules.support import DECIDER, accepted, at, knight, of_type, prompt, rejected, taken, thalers, tile, types
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
 

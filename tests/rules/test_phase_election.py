@@ -12,8 +12,10 @@ from typing import Any
 
 from events.base import Event
 from services.rules.shadow.state import GameState
-from tests.rules.phase56_support import ELECTORATES, baron, card, couple, knight, phase_v, piece, tile_at
-from tests.rules.support import DECIDER, accepted, cmd, ev, of_type, prompt, rejected
+from tests.rules.phase56_support import ELECTORATES, phase_v, tile_at
+from tests.rules.support import DECIDER, accepted, baron, cmd, couple, ev, knight, of_type, prompt, rejected
+from tests.rules.support import at as piece
+from tests.rules.support import taken as card
 
 RED, GREEN, BLUE, YELLOW = range(4)
 

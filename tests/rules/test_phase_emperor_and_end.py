@@ -11,18 +11,21 @@ import pytest
 from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import EMPIRE, City
-from tests.rules.round_support import (
+from tests.rules.round_support import before_last_pass, last_pass
+from tests.rules.support import (
+    DECIDER,
+    accepted,
     at,
-    before_last_pass,
     city,
     empire_city,
     knight,
-    last_pass,
+    of_type,
+    prompt,
+    rejected,
     thalers,
     tile,
     vp,
 )
-from tests.rules.support import DECIDER, accepted, of_type, prompt, rejected
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
 

@@ -9,17 +9,23 @@ from __future__ import annotations
 from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import Tile
-from tests.rules.round_support import (
+from tests.rules.round_support import before_round, next_round
+from tests.rules.support import (
+    DECIDER,
+    accepted,
     at,
-    before_round,
     city,
     empire_city,
-    next_round,
+    given,
+    of_type,
+    prompt,
+    rejected,
+    request,
     taken,
     thalers,
     tile,
+    types,
 )
-from tests.rules.support import DECIDER, accepted, given, of_type, prompt, rejected, request, types
 
 
 def income(events: list[ev.Event]) -> dict[int, ev.IncomeCollected]:

@@ -13,20 +13,24 @@ from typing import Any
 import pytest
 
 from events.base import Event
-from tests.rules.phase56_support import (
-    ELECTORATES,
+from tests.rules.phase56_support import ELECTORATES, phase_v, tile_at
+from tests.rules.support import (
+    DECIDER,
+    accepted,
     baron,
-    card,
     city,
+    cmd,
     couple,
     died,
     empire_city,
+    ev,
     knight,
-    phase_v,
-    piece,
-    tile_at,
+    of_type,
+    prompt,
+    rejected,
 )
-from tests.rules.support import DECIDER, accepted, cmd, ev, of_type, prompt, rejected
+from tests.rules.support import at as piece
+from tests.rules.support import taken as card
 
 Seated = ev.ElectorChanged | ev.ElectorRetained
 

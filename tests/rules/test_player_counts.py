@@ -17,8 +17,8 @@ from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.bots.random_bot import choose
 from services.rules.shadow.state import GameState
-from tests.rules.round_support import before_last_pass, before_round, last_pass, next_round, taken, tile, vp
-from tests.rules.support import DECIDER, accepted, given, of_type, rejected, request, start, types
+from tests.rules.round_support import before_last_pass, before_round, last_pass, next_round
+from tests.rules.support import DECIDER, accepted, given, of_type, rejected, request, start, taken, tile, types, vp
 
 SPIRITUAL = ("mainz", "koeln", "trier")
 SECULAR = ("palatinate", "saxony", "brandenburg", "bohemia")

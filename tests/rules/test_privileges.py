@@ -8,8 +8,23 @@ from pydantic import ValidationError
 from events.base import Command
 from services.rules.shadow.queries import BRANDENBURG, KOELN, PALATINATE, TRIER
 from services.rules.shadow.state import GameState, Tile
-from tests.rules.phase4_support import at, fill, knight, legal_of, passed, phase4, taken, thalers, tile, used
-from tests.rules.support import accepted, cmd, ev, of_type, prompt, rejected, types
+from tests.rules.phase4_support import fill, legal_of, phase4
+from tests.rules.support import (
+    accepted,
+    at,
+    cmd,
+    ev,
+    knight,
+    of_type,
+    passed,
+    prompt,
+    rejected,
+    taken,
+    thalers,
+    tile,
+    types,
+    used,
+)
 
 # --- Trier [P6, P7, D1] --------------------------------------------------------------------------------------
 
