@@ -17,6 +17,18 @@ def reject(code: str, message: str, *rulings: str) -> Rejection:
 
 def decide(state: GameState | None, command: Command) -> list[Event] | Rejection:
     """Validate ``command`` against the decision the game waits for and return its events."""
+    result = _run(state, command)
+    return result if isinstance(result, Rejection) else result.events
+
+
+def execute(state: GameState | None, command: Command) -> tuple[list[Event], GameState] | Rejection:
+    """decide and fold in one pass (the state after the events is computed while deciding)."""
+    result = _run(state, command)
+    return result if isinstance(result, Rejection) else (result.events, result.state)
+
+
+def _run(state: GameState | None, command: Command) -> Tx | Rejection:
+    """The checks in the order a player learns the most from, then the command's effects on a Tx."""
     if state is None:
         return reject("no_game", "There is no game yet.")
     if state.over:
@@ -46,26 +58,4 @@ def decide(state: GameState | None, command: Command) -> list[Event] | Rejection
         return reject(code, message, *rulings)
     tx = Tx(state)
     actions.APPLY[(prompt.decision, command_type)](tx, command, prompt)
-    return tx.events
-
-
-def execute(state: GameState, command: Command) -> tuple[list[Event], GameState] | Rejection:
-    """decide and fold in one pass (the state after the events is computed while deciding)."""
-    if state is None or state.over or state.pending is None:
-        result = decide(state, command)
-        assert isinstance(result, Rejection)
-        return result
-    prompt = state.pending
-    by_type = OPTIONS[prompt.decision]
-    command_type = command.type  # type: ignore[attr-defined]
-    if (
-        command.seat in awaited(state)
-        and command_type in by_type
-        and is_legal(state, command.seat, prompt, command_type, key_of(command))
-    ):
-        tx = Tx(state)
-        actions.APPLY[(prompt.decision, command_type)](tx, command, prompt)
-        return tx.events, tx.state
-    result = decide(state, command)
-    assert isinstance(result, Rejection)
-    return result
+    return tx
