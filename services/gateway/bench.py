@@ -115,7 +115,6 @@ def _run(base: str, per_game: Sequence[Sequence[CommandEnvelope]], concurrency: 
     with the gateway.
     """
     samples: list[float] = []
-    errors: list[BaseException] = []
     queue = list(per_game)
     lock = threading.Lock()
 
@@ -129,21 +128,11 @@ def _run(base: str, per_game: Sequence[Sequence[CommandEnvelope]], concurrency: 
                             break
                         commands = queue.pop()
                     _play(http, commands, local)
-        except BaseException as exc:
-            errors.append(exc)
-        with lock:
-            samples.extend(local)
+        finally:
+            with lock:
+                samples.extend(local)
 
-    threads = [threading.Thread(target=lane) for _ in range(concurrency)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    if errors:
-        raise errors[0]
-    return elapsed, samples
+    return perf.run_threads([lane] * concurrency), samples
 
 
 def measure_gateway(

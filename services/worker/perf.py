@@ -12,6 +12,7 @@ Games come as :class:`GameScript` (recorded with the decider and random bots), s
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 import shutil
@@ -22,7 +23,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,27 @@ def record_games(game_name: str, count: int, seed: int = 1, players: int = 4) ->
             version += len(events)
         scripts.append(GameScript(game_name, names, game_seed, tuple(moves)))
     return scripts
+
+
+def run_threads(targets: Sequence[Callable[[], None]]) -> float:
+    """Run each target in its own thread; the seconds until all ended. The first error of any is raised."""
+    errors: list[BaseException] = []
+
+    def guarded(target: Callable[[], None]) -> None:
+        try:
+            target()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in targets]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return time.perf_counter() - t0
 
 
 @contextlib.contextmanager
@@ -254,17 +276,9 @@ def measure_latency(
             if not boot.wait(create.game_id, create.command_id, timeout=20).accepted:
                 raise RuntimeError(f"game {create.game_id} not created")
         samples: list[float] = []
-        errors: list[BaseException] = []
         lock = threading.Lock()
         interval = clients / rate
         stop_at = time.monotonic() + seconds
-
-        def player(index: int) -> None:
-            try:
-                play(index)
-            except BaseException as exc:
-                with lock:
-                    errors.append(exc)
 
         def play(index: int) -> None:
             client = ServiceClient(redis.Redis.from_url(url), layout)
@@ -289,15 +303,7 @@ def measure_latency(
             with lock:
                 samples.extend(local)
 
-        t_start = time.monotonic()
-        threads = [threading.Thread(target=player, args=(i,)) for i in range(clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.monotonic() - t_start
-        if errors:
-            raise errors[0]
+        elapsed = run_threads([functools.partial(play, i) for i in range(clients)])
         samples.sort()
         return {
             "latency_rate_target": rate,
