@@ -175,7 +175,24 @@ def section_codec(ctx: Context) -> dict[str, Any]:
     return {"event_codec_per_s": round(rate, 1)}
 
 
-SECTIONS: list[Section] = [section_engine_games, section_fold, section_decide, section_codec]
+def section_machine(ctx: Context) -> dict[str, Any]:
+    """How fast this machine runs plain Python: a fixed loop of integer additions, best of five.
+
+    The engine figures are pure Python and scale with it: figures taken on different machines compare through
+    this one."""
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        total = 0
+        for i in range(2_000_000):
+            total += i
+        best = min(best, time.perf_counter() - t0)
+    rate = 2.0 / best
+    ctx.say(f"machine: plain Python runs {rate:.1f} million loop additions/s (best of 5)")
+    return {"machine_python_mops": round(rate, 2)}
+
+
+SECTIONS: list[Section] = [section_machine, section_engine_games, section_fold, section_decide, section_codec]
 
 
 def optional_sections() -> list[Section]:
