@@ -7,6 +7,7 @@
     throne audit GAME [VERSION] [--json]
     throne verify GAME [--json]
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections]
+    throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
 ``python -m services.cli ...`` does the same.
@@ -193,6 +194,40 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
     return 0 if report["ok"] else 1
 
 
+def cmd_dead_letters(args: argparse.Namespace, out: TextIO) -> int:
+    """List the dead letters, put one back on its command stream, or discard one (needs REDIS_URL)."""
+    from services.bus.connection import connect
+    from services.bus.keys import Layout, parse_shards
+    from services.store import deadletters
+
+    client, layout = connect(), Layout.from_env()
+    if args.action == "retry":
+        result = deadletters.retry_dead_letter(client, layout, args.shard, args.id)
+        print(f"{result.status}: {result.message}" + (f" (entry {result.entry})" if result.entry else ""), file=out)
+        return 0 if result.status == "requeued" else 1
+    if args.action == "discard":
+        found = deadletters.discard_dead_letter(client, layout, args.shard, args.id)
+        print("discarded" if found else f"gone: no dead letter {args.id} on shard {args.shard}", file=out)
+        return 0 if found else 1
+    shards = parse_shards(args.shards, layout.shards) if args.shards else None
+    letters = deadletters.list_dead_letters(client, layout, shards, count=args.count)
+    if args.json:
+        for letter in letters:
+            print(orjson.dumps(letter.to_dict()).decode(), file=out)
+        return 0
+    for letter in letters:
+        why_not = letter.retryable
+        retry = "retryable" if why_not is None else f"not retryable: {why_not}"
+        print(
+            f"shard {letter.shard} {letter.id}  game {letter.game_id or '-'} command {letter.command_id or '-'}  "
+            f"{letter.attempts} attempt(s)  {letter.reason}  [{retry}]",
+            file=out,
+        )
+    if not letters:
+        print("no dead letters", file=out)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Rules workers, projection worker, gateway and bots against REDIS_URL, until SIGINT/SIGTERM."""
     from services.log import configure
@@ -209,7 +244,9 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of ``throne``."""
     p = argparse.ArgumentParser(prog="throne", description="Event-sourced referee for In the Shadow of the Emperor.")
     sub = p.add_subparsers(
-        dest="command", required=True, metavar="{demo,adjudicate,play,replay,audit,verify,serve,bench}"
+        dest="command",
+        required=True,
+        metavar="{demo,adjudicate,play,replay,audit,verify,serve,dead-letters,bench}",
     )
 
     demo = sub.add_parser("demo", help="play a complete seeded game between random bots and print it")
@@ -262,6 +299,21 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
 
+    dead = sub.add_parser("dead-letters", help="commands that could not be processed: list, retry, discard")
+    dead_sub = dead.add_subparsers(dest="action", metavar="{list,retry,discard}")
+    dead.set_defaults(action="list", shards=None, count=100, json=False)
+    listing = dead_sub.add_parser("list", help="the dead letters, oldest first, shard by shard (the default)")
+    listing.add_argument("--shards", help="shards to look at, e.g. 0-7 or 3,5 (default: all)")
+    listing.add_argument("--count", type=int, default=100, help="at most this many per shard")
+    listing.add_argument("--json", action="store_true", help="one JSON object a line")
+    for action, text in (
+        ("retry", "put a dead letter back on its command stream (after fixing its cause)"),
+        ("discard", "delete a dead letter"),
+    ):
+        one = dead_sub.add_parser(action, help=text)
+        one.add_argument("shard", type=int)
+        one.add_argument("id", help="the dead letter's entry id, as listed")
+
     bench = sub.add_parser("bench", help="measure the engine (and the service, when available)")
     bench.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
     return p
@@ -281,6 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = {"replay": cmd_replay, "audit": cmd_audit, "verify": cmd_verify}[args.command](args, sys.stdout)
         elif args.command == "serve":
             code = cmd_serve(args)
+        elif args.command == "dead-letters":
+            code = cmd_dead_letters(args, sys.stdout)
         else:
             code = cmd_bench(args)
         sys.stdout.flush()

@@ -9,6 +9,9 @@ A **command** (``kind`` absent or ``"cmd"``)::
     game     game id, [A-Za-z0-9_.-]{1,64}
     seat     the sending seat, decimal int (0-based)
     token    the seat's secret token (from create_game)
+    token_sha256  instead of ``token``, only in an entry an operator put back from the dead letters
+             (``throne dead-letters retry``): a dead letter keeps the token's digest, never the token, and
+             whoever can write the stream can already write the game's keys, so the digest grants no more
     ver      optional expected version: the number of events the client believes the game has
     payload  the command as a JSON object (at most MAX_PAYLOAD bytes); the worker sets ``payload["seat"]``
              from ``seat`` and rejects a payload that names another seat
@@ -69,6 +72,12 @@ class CommandEnvelope(_Strict):
     token: str = Field(max_length=MAX_TOKEN)
     expected_version: int | None = Field(default=None, ge=0)
     payload: dict[str, Any]
+    token_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """Set (and ``token`` empty) only for a command put back from the dead letters: see ``token_sha256``."""
+
+    def presented_digest(self) -> str:
+        """The sha256 of the token the sender presented, to compare with the seat's stored digest."""
+        return self.token_digest if self.token_digest is not None else hash_token(self.token)
 
     def to_fields(self) -> dict[str, bytes]:
         """The stream entry for this command."""
@@ -79,6 +88,9 @@ class CommandEnvelope(_Strict):
             "token": self.token.encode(),
             "payload": orjson.dumps(self.payload),
         }
+        if self.token_digest is not None:
+            del fields["token"]
+            fields["token_sha256"] = self.token_digest.encode()
         if self.expected_version is not None:
             fields["ver"] = str(self.expected_version).encode()
         return fields
@@ -214,13 +226,15 @@ def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> C
             if seat is None:
                 raise EnvelopeError(BAD_ENVELOPE, "missing field 'seat'", *ids)
             token = _text(fields, b"token")
-            if token is None:
+            digest = _text(fields, b"token_sha256") if token is None else None
+            if token is None and digest is None:
                 raise EnvelopeError(BAD_ENVELOPE, "missing or undecodable field 'token'", *ids)
             return CommandEnvelope(
                 command_id=cid,
                 game_id=gid,
                 seat=seat,
-                token=token,
+                token=token or "",
+                token_digest=digest,
                 expected_version=_int(fields, b"ver", ids),
                 payload=_json(fields, b"payload", ids, max_payload),
             )

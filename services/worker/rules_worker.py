@@ -22,6 +22,7 @@ several commands of one game ahead of their commits within a batch.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import hmac
 import os
 import socket
@@ -43,7 +44,6 @@ from services.bus.envelope import (
     CommandEnvelope,
     CreateEnvelope,
     EnvelopeError,
-    hash_token,
     parse_entry,
     summarize,
 )
@@ -60,6 +60,14 @@ Entry = tuple[int, bytes, dict[bytes, bytes] | None]
 
 _HEX = frozenset("0123456789abcdef")
 _UNSET: Any = object()
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _now_ms() -> int:
@@ -496,7 +504,7 @@ class RulesWorker:
         # The token comes first: an unauthenticated sender learns nothing more about the game.
         if env.seat >= len(game.token_hashes):
             return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, f"seat {env.seat} is not in this game", game)
-        if not hmac.compare_digest(hash_token(env.token), game.token_hashes[env.seat]):
+        if not hmac.compare_digest(env.presented_digest(), game.token_hashes[env.seat]):
             return self._reject(entry, cid, gid, env_mod.WRONG_TOKEN, f"wrong token for seat {env.seat}", game)
         if game.status != "active":
             return self._reject(entry, cid, gid, env_mod.GAME_OVER, "the game is over", game)
@@ -740,11 +748,19 @@ class RulesWorker:
             "status": "dead_letter",
             "rejection": {"code": env_mod.DEAD_LETTER, "message": reason},
         }
-        # The dead letter keeps a bounded excerpt of every field: enough to diagnose, never 10 MB again.
+        # The dead letter keeps a bounded excerpt of every field: enough to diagnose, never 10 MB again; a seat
+        # token only as its digest (tokens are never stored). When the excerpt is the whole entry, an operator
+        # may put it back on the stream (services/store/deadletters.py).
+        kept = {k: v for k, v in fields.items() if k != b"token"}
+        if b"token" in fields:
+            kept[b"token_sha256"] = hashlib.sha256(fields[b"token"]).hexdigest().encode()
         excerpt = {
             k.decode(errors="replace")[:64]: v[:512].decode(errors="replace") + ("..." if len(v) > 512 else "")
-            for k, v in list(fields.items())[:32]
+            for k, v in list(kept.items())[:32]
         }
+        complete = len(kept) <= 32 and all(
+            len(k) <= 64 and len(v) <= 512 and _is_utf8(k) and _is_utf8(v) for k, v in kept.items()
+        )
         dead = {
             "entry": eid.decode(),
             "reason": reason,
@@ -754,6 +770,7 @@ class RulesWorker:
             "command_id": cid[:200],
             "game_id": gid[:200],
             "fields": orjson.dumps(excerpt).decode(),
+            "complete": "1" if complete else "0",
         }
         args: list[Any] = [
             self.leases[shard],
