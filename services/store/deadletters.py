@@ -9,6 +9,7 @@ commit's duplicate check still holds, so a retried command takes effect at most 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -100,8 +101,18 @@ def list_dead_letters(
     return out
 
 
+def _entry_id_ok(layout: Layout, shard: int, dead_id: str) -> bool:
+    """Whether ``dead_id`` can name an entry of an existing shard (Redis would refuse a malformed id)."""
+    return 0 <= shard < layout.shards and _ENTRY_ID.fullmatch(dead_id) is not None
+
+
+_ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
+
+
 def get_dead_letter(client: redis.Redis, layout: Layout, shard: int, dead_id: str) -> DeadLetter | None:
-    """One dead letter, or None."""
+    """One dead letter, or None (also for a shard or an id that cannot exist)."""
+    if not _entry_id_ok(layout, shard, dead_id):
+        return None
     found = client.xrange(layout.dead(shard), dead_id, dead_id)
     return _dead_letter(shard, found[0][0], found[0][1]) if found else None
 
@@ -138,4 +149,4 @@ def retry_dead_letter(client: redis.Redis, layout: Layout, shard: int, dead_id: 
 
 def discard_dead_letter(client: redis.Redis, layout: Layout, shard: int, dead_id: str) -> bool:
     """Delete a dead letter; False if there was none."""
-    return bool(client.xdel(layout.dead(shard), dead_id))
+    return _entry_id_ok(layout, shard, dead_id) and bool(client.xdel(layout.dead(shard), dead_id))

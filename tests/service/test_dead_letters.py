@@ -176,6 +176,9 @@ def test_the_cli_lists_retries_and_discards_dead_letters(backend: Backend, monke
     assert client.wait("flaky-d", cid, timeout=20).accepted
     assert run() == (0, "no dead letters\n")
     assert run("retry", str(shard), flaky["id"])[0] == 1
+    # and ids or shards that cannot exist are answered, not a traceback
+    assert run("retry", str(shard), "not-an-id")[1].startswith("gone: ")
+    assert run("discard", "99", flaky["id"])[1].startswith("gone: ")
 
 
 def test_given_a_put_back_entry_with_a_wrong_token_digest_then_it_is_rejected_as_a_wrong_token(
