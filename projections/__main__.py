@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
-import os
 import signal
 import subprocess
 import sys
@@ -28,9 +26,9 @@ from projections.rebuild import rebuild
 from projections.runner import FoldCache, ProjectionWorker, RunnerConfig
 from projections.store import MODELS
 from services.bus.connection import connect
-from services.bus.keys import Layout, parse_shards
-from services.log import configure, get_logger
-from services.process import stop_on_signals
+from services.bus.keys import parse_shards
+from services.log import get_logger
+from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.rules.registry import game_names, get_decider
 
 
@@ -45,12 +43,7 @@ def _models(spec: str) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and run ``run`` or ``rebuild``."""
     p = argparse.ArgumentParser(prog="python -m projections", description=__doc__.splitlines()[0])
-    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"), help="default: env REDIS_URL")
-    p.add_argument("--shards", default="all", help='e.g. "all", "0-7" (default: all)')
-    p.add_argument("--shard-count", type=int, default=None, help="total shards (default: env THRONE_SHARDS)")
-    p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
-    p.add_argument("--plugin", action="append", default=[], help="module to import (registers games)")
-    p.add_argument("--log-level", default=None)
+    add_deployment_arguments(p)
     sub = p.add_subparsers(dest="command", required=True)
     run_p = sub.add_parser("run", help="keep read models up to date from the shards' feeds")
     run_p.add_argument("--models", default="all", help="comma list of " + ",".join(MODELS) + " (default: all)")
@@ -69,14 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rb_p.add_argument("--model", action="append", default=None, help="a model to rebuild (repeatable; default all)")
     args = p.parse_args(argv)
 
-    configure(args.log_level)
-    if not args.redis_url:
-        print("projections: set REDIS_URL or --redis-url", file=sys.stderr)
+    layout = start_deployment_process(args, "projections")
+    if layout is None:
         return 2
-    for module in args.plugin:
-        importlib.import_module(module)
-    env_layout = Layout.from_env()
-    layout = Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
     shards = parse_shards(args.shards, layout.shards)
     if args.command == "rebuild":
         names = _models(",".join(args.model)) if args.model else list(MODELS)

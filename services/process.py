@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import os
 import signal
+import sys
 import threading
 from types import FrameType
+
+from services.bus.keys import Layout
+from services.log import configure
 
 
 def stop_on_signals() -> threading.Event:
@@ -17,3 +24,28 @@ def stop_on_signals() -> threading.Event:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     return stop
+
+
+def add_deployment_arguments(
+    p: argparse.ArgumentParser, plugin_help: str = "module to import (registers games)"
+) -> None:
+    """The options every shard-serving process takes: where Redis is, which shards, the key layout, plugins, logs."""
+    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"), help="default: env REDIS_URL")
+    p.add_argument("--shards", default="all", help='e.g. "all", "0-7", "3,5,9-11" (default: all)')
+    p.add_argument("--shard-count", type=int, default=None, help="total shards (default: env THRONE_SHARDS)")
+    p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
+    p.add_argument("--plugin", action="append", default=[], help=plugin_help)
+    p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+
+
+def start_deployment_process(args: argparse.Namespace, prog: str) -> Layout | None:
+    """Configure the logs, import the plugins and return the key layout (options over env); None, after saying
+    why, when no Redis is named: the embedded default is in-process only, so no other process could reach it."""
+    configure(args.log_level)
+    if not args.redis_url:
+        print(f"{prog}: set REDIS_URL or --redis-url (the embedded default is in-process only)", file=sys.stderr)
+        return None
+    for module in args.plugin:
+        importlib.import_module(module)
+    env_layout = Layout.from_env()
+    return Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)

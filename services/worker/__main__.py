@@ -10,15 +10,12 @@ reach, so it refuses to start: in the embedded default the worker runs inside th
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
 import sys
 from collections.abc import Sequence
 
 from services.bus.connection import connect
-from services.bus.keys import Layout, parse_shards
-from services.log import configure
-from services.process import stop_on_signals
+from services.bus.keys import parse_shards
+from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 
@@ -26,12 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments, start the worker, serve until SIGTERM/SIGINT (leases are released on the way out)."""
     defaults = WorkerConfig()
     p = argparse.ArgumentParser(prog="python -m services.worker", description=__doc__.splitlines()[0])
-    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"), help="default: env REDIS_URL")
-    p.add_argument("--shards", default="all", help='e.g. "all", "0-7", "3,5,9-11" (default: all)')
-    p.add_argument("--shard-count", type=int, default=None, help="total shards (default: env THRONE_SHARDS)")
-    p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
+    add_deployment_arguments(p)
     p.add_argument("--worker-id", default=None)
-    p.add_argument("--plugin", action="append", default=[], help="module to import (registers games)")
     p.add_argument("--batch", type=int, default=defaults.batch)
     p.add_argument("--lease-ttl-ms", type=int, default=defaults.lease_ttl_ms)
     p.add_argument("--claim-idle-ms", type=int, default=defaults.claim_idle_ms)
@@ -40,19 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cache-size", type=int, default=defaults.cache_size)
     p.add_argument("--max-attempts", type=int, default=defaults.max_attempts)
     p.add_argument("--archive-after-ms", type=int, default=defaults.archive_after_ms)
-    p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
     args = p.parse_args(argv)
 
-    configure(args.log_level)
-    if not args.redis_url:
-        print(
-            "services.worker: set REDIS_URL or --redis-url (the embedded default is in-process only)", file=sys.stderr
-        )
+    layout = start_deployment_process(args, "services.worker")
+    if layout is None:
         return 2
-    for module in args.plugin:
-        importlib.import_module(module)
-    env_layout = Layout.from_env()
-    layout = Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
     config = WorkerConfig(
         batch=args.batch,
         lease_ttl_ms=args.lease_ttl_ms,
