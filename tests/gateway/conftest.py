@@ -123,3 +123,20 @@ def new_game(
         r = http.post("/games", json={"game": game, "players": list(players), "seed": seed})
     assert r.status_code == 201, r.text
     return r.json()
+
+
+def error_of(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The typed error of ``response``, checked: its status, JSON with only ``error``, the code, a message."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["code"] == code
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    return body["error"]  # type: ignore[no-any-return]
+
+
+def game_version(served: Served, game_id: str) -> int:
+    """The game's version (number of events), read through the gateway."""
+    with served.http() as http:
+        return int(http.get(f"/games/{game_id}").json()["version"])

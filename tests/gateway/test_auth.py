@@ -4,21 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.gateway.conftest import Served, new_game
+from tests.gateway.conftest import Served, error_of, game_version, new_game
 
 pytestmark = pytest.mark.redis
-
-
-def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]
 
 
 @pytest.fixture
@@ -34,25 +24,20 @@ def game(gateway: Served) -> dict[str, Any]:
     return {"id": gid, "tokens": tokens, "awaited": awaited, "legal": view["legal"], "version": view["version"]}
 
 
-def _version(served: Served, gid: str) -> int:
-    with served.http() as http:
-        return int(http.get(f"/games/{gid}").json()["version"])
-
-
 def test_a_seat_can_not_look_at_another_seats_view_events_or_pictures(gateway: Served, game: dict[str, Any]) -> None:
     gid, mine, other = game["id"], game["tokens"][0], 1
     with gateway.http(mine) as http:
         # Given seat 0's token, its own view is served
         assert http.get(f"/games/{gid}/seats/0/view").status_code == 200
         # When it asks for seat 1's view, events, replay or board while the game runs, then each is refused
-        _error(http.get(f"/games/{gid}/seats/{other}/view"), 403, "forbidden_seat")
-        _error(http.get(f"/games/{gid}/seats/{other}/events"), 403, "forbidden_seat")
-        _error(http.get(f"/games/{gid}/replay", params={"version": 1, "seat": other}), 403, "forbidden_seat")
-        _error(http.get(f"/games/{gid}/board.svg", params={"seat": other}), 403, "forbidden_seat")
-        _error(http.get(f"/games/{gid}/board.txt", params={"seat": other}), 403, "forbidden_seat")
+        error_of(http.get(f"/games/{gid}/seats/{other}/view"), 403, "forbidden_seat")
+        error_of(http.get(f"/games/{gid}/seats/{other}/events"), 403, "forbidden_seat")
+        error_of(http.get(f"/games/{gid}/replay", params={"version": 1, "seat": other}), 403, "forbidden_seat")
+        error_of(http.get(f"/games/{gid}/board.svg", params={"seat": other}), 403, "forbidden_seat")
+        error_of(http.get(f"/games/{gid}/board.txt", params={"seat": other}), 403, "forbidden_seat")
         # and the full audit and verification (every sealed vote in them) wait for the end
-        _error(http.get(f"/games/{gid}/audit"), 403, "game_running")
-        _error(http.get(f"/games/{gid}/verify"), 403, "game_running")
+        error_of(http.get(f"/games/{gid}/audit"), 403, "game_running")
+        error_of(http.get(f"/games/{gid}/verify"), 403, "game_running")
 
 
 def test_a_seat_can_not_act_for_another_seat(gateway: Served, game: dict[str, Any]) -> None:
@@ -61,7 +46,7 @@ def test_a_seat_can_not_act_for_another_seat(gateway: Served, game: dict[str, An
     command = game["legal"][0]["command"]
     with gateway.http(game["tokens"][intruder]) as http:
         # When another seat's token sends the awaited seat's command naming that seat, then it is refused
-        err = _error(http.post(f"/games/{gid}/commands", json={"command": command}), 403, "forbidden_seat")
+        err = error_of(http.post(f"/games/{gid}/commands", json={"command": command}), 403, "forbidden_seat")
         assert str(intruder) in err["message"]
         # When it sends the same command without a seat, then the command is its own, and the rules refuse it
         unnamed = {k: v for k, v in command.items() if k != "seat"}
@@ -69,9 +54,9 @@ def test_a_seat_can_not_act_for_another_seat(gateway: Served, game: dict[str, An
         assert rejected.status_code == 409, rejected.text
         assert rejected.json()["error"]["code"] not in ("forbidden_seat", "unauthorized")
         # and the chat acts for the token's own seat, which has no move now
-        _error(http.post(f"/games/{gid}/chat", json={"text": "1"}), 422, "no_match")
+        error_of(http.post(f"/games/{gid}/chat", json={"text": "1"}), 422, "no_match")
     # Then nothing changed
-    assert _version(gateway, gid) == game["version"]
+    assert game_version(gateway, gid) == game["version"]
 
 
 @pytest.mark.parametrize("token", [None, "not-a-token", "other-game"])
@@ -90,9 +75,9 @@ def test_a_request_without_a_seat_token_of_this_game_is_unauthorized(
             http.post(f"/games/{gid}/chat", json={"text": "board"}),
         ):
             # Then it is refused as unauthorized, with a bearer challenge
-            _error(response, 401, "unauthorized")
+            error_of(response, 401, "unauthorized")
             assert response.headers["www-authenticate"].startswith("Bearer")
-    assert _version(gateway, gid) == game["version"]
+    assert game_version(gateway, gid) == game["version"]
 
 
 def test_spectator_routes_need_no_token_and_show_no_secrets(gateway: Served, game: dict[str, Any]) -> None:

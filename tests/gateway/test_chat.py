@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any
 
 import pytest
 
 from services.gateway.chat import ChatError, menu, pick
-from tests.gateway.conftest import Served, new_game, redis_url, serve  # noqa: F401 - fixture
+from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve  # noqa: F401 - fixture
 
 LABELS = [
     "Place an empire city in Mainz",
@@ -56,11 +55,6 @@ def test_a_line_that_picks_no_single_move_is_a_typed_error(text: str, code: str,
 
 
 # --- through the gateway ------------------------------------------------------------------------------------
-def _error(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert body["error"]["code"] == code
-    return body["error"]
 
 
 @pytest.mark.redis
@@ -74,7 +68,7 @@ def test_a_seat_chats_its_way_through_the_first_moves(gateway: Served) -> None:
         url = f"/games/{gid}/chat"
         # When it says hello, then it gets its board as text and a numbered menu, and nothing is played
         hello = chat.post(url, json={"text": "hello?"})
-        _error(hello, 422, "no_match")
+        error_of(hello, 422, "no_match")
         look = chat.post(url, json={"text": ""}).json()
         assert look["result"] is None and look["version"] == created["version"] and look["seat"] == seat
         assert created["seats"][seat]["player"] in look["board"]
@@ -82,10 +76,10 @@ def test_a_seat_chats_its_way_through_the_first_moves(gateway: Served) -> None:
 
         # When it answers with a phrase several moves contain, then it is asked to choose among them
         word = _shared_word(look["menu"])
-        err = _error(chat.post(url, json={"text": word}), 409, "ambiguous_choice")
+        err = error_of(chat.post(url, json={"text": word}), 409, "ambiguous_choice")
         assert len(err["candidates"]) > 1 and all(word.lower() in c.lower() for c in err["candidates"])
         # and a number that is not on the menu is refused
-        _error(chat.post(url, json={"text": str(len(look["menu"]) + 1)}), 422, "no_match")
+        error_of(chat.post(url, json={"text": str(len(look["menu"]) + 1)}), 422, "no_match")
 
         # When it sends a number with the version of the menu it saw, then that move is played
         played = chat.post(url, json={"text": "2", "version": look["version"]}).json()
@@ -95,7 +89,7 @@ def test_a_seat_chats_its_way_through_the_first_moves(gateway: Served) -> None:
         assert played["version"] >= played["result"]["version"] > look["version"]
 
         # When it picks from the old menu again, then it is told the game moved on, with the new board and menu
-        err = _error(chat.post(url, json={"text": "1", "version": look["version"]}), 409, "menu_changed")
+        err = error_of(chat.post(url, json={"text": "1", "version": look["version"]}), 409, "menu_changed")
         assert err["version"] == played["version"] and err["menu"] == played["menu"] and err["board"]
 
 

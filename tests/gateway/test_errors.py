@@ -17,19 +17,9 @@ from websockets.sync.client import connect
 from services.bus.client import ServiceClient
 from services.gateway.limits import Limits
 from services.worker.rules_worker import RulesWorker
-from tests.gateway.conftest import OPEN, Served, new_game, serve
+from tests.gateway.conftest import OPEN, Served, error_of, game_version, new_game, serve
 
 pytestmark = pytest.mark.redis
-
-
-def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    body = response.json()
-    assert set(body) == {"error"}
-    assert body["error"]["code"] == code
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]
 
 
 @pytest.fixture
@@ -45,11 +35,6 @@ def game(gateway: Served) -> dict[str, Any]:
     return {"id": gid, "token": tokens[seat], "command": view["legal"][0]["command"], "version": view["version"]}
 
 
-def _version(served: Served, gid: str) -> int:
-    with served.http() as http:
-        return int(http.get(f"/games/{gid}").json()["version"])
-
-
 def _commands_queued(served: Served) -> int:
     return sum(served.redis.xlen(served.layout.cmds(s)) for s in range(served.layout.shards))
 
@@ -60,7 +45,7 @@ def test_oversized_bodies_are_refused_before_anything_is_read(gateway: Served, g
     big = {"command": {**game["command"], "note": padding}}
     with gateway.http(game["token"]) as http:
         # When a body over 64 KiB comes with its length declared
-        _error(http.post(f"/games/{gid}/commands", json=big), 413, "payload_too_large")
+        error_of(http.post(f"/games/{gid}/commands", json=big), 413, "payload_too_large")
 
         # or streamed in chunks with no length (so the bound is checked while reading)
         def chunks() -> Iterator[bytes]:
@@ -68,52 +53,52 @@ def test_oversized_bodies_are_refused_before_anything_is_read(gateway: Served, g
             for i in range(0, len(data), 8192):
                 yield data[i : i + 8192]
 
-        _error(
+        error_of(
             http.post(f"/games/{gid}/commands", content=chunks(), headers={"content-type": "application/json"}),
             413,
             "payload_too_large",
         )
         # or as a chat line, or a new game
-        _error(http.post(f"/games/{gid}/chat", json={"text": padding}), 413, "payload_too_large")
-        _error(http.post("/games", json={"game": "shadow", "players": ["a", "b"], "settings": {"x": padding}}), 413,
+        error_of(http.post(f"/games/{gid}/chat", json={"text": padding}), 413, "payload_too_large")
+        error_of(http.post("/games", json={"game": "shadow", "players": ["a", "b"], "settings": {"x": padding}}), 413,
                "payload_too_large")  # fmt: skip
     # Then nothing changed
-    assert _version(gateway, gid) == game["version"]
+    assert game_version(gateway, gid) == game["version"]
 
 
 def test_malformed_requests_get_typed_errors_and_change_nothing(gateway: Served, game: dict[str, Any]) -> None:
     gid, url = game["id"], f"/games/{game['id']}/commands"
     queued = _commands_queued(gateway)
     with gateway.http(game["token"]) as http:
-        _error(http.post(url, content=b"{not json", headers={"content-type": "application/json"}), 400, "not_json")
-        _error(http.post(url, json=["a", "list"]), 422, "validation_error")
-        _error(http.post(url, json={"cmd": game["command"]}), 422, "validation_error")
-        _error(http.post(url, json={"command": game["command"], "extra": 1}), 422, "validation_error")
-        _error(http.post(url, json={"command": game["command"], "expected_version": -1}), 422, "validation_error")
-        _error(http.post(url, json={"command": game["command"], "command_id": "has spaces"}), 422, "validation_error")
-        _error(http.post(url, json={"command": {"type": "NoSuchCommand"}}), 422, "bad_command")
-        _error(http.post(url, json={"command": {**game["command"], "bogus_field": 1}}), 422, "bad_command")
-        _error(http.post(f"/games/{gid}/chat", json={"words": "hello"}), 422, "validation_error")
-        _error(http.get(f"/games/{gid}/seats/x/view"), 422, "validation_error")
-        _error(http.get(f"/games/{gid}/events", params={"after": -1}), 422, "validation_error")
-        _error(http.get("/games/bad%20id!"), 422, "validation_error")
-        _error(http.get("/games/nosuchgame"), 404, "unknown_game")
-        _error(http.post("/games/nosuchgame/commands", json={"command": game["command"]}), 404, "unknown_game")
-        _error(http.get("/no/such/route"), 404, "not_found")
-        _error(http.delete(f"/games/{gid}"), 405, "method_not_allowed")
-        _error(http.get("/schemas/commands/nosuchgame"), 404, "unknown_schema")
-        _error(http.post("/games", json={"game": "nosuchgame", "players": ["a", "b"]}), 422, "unknown_game_name")
-        _error(http.post("/games", json={"game": "shadow", "players": ["alone"]}), 422, "bad_command")
+        error_of(http.post(url, content=b"{not json", headers={"content-type": "application/json"}), 400, "not_json")
+        error_of(http.post(url, json=["a", "list"]), 422, "validation_error")
+        error_of(http.post(url, json={"cmd": game["command"]}), 422, "validation_error")
+        error_of(http.post(url, json={"command": game["command"], "extra": 1}), 422, "validation_error")
+        error_of(http.post(url, json={"command": game["command"], "expected_version": -1}), 422, "validation_error")
+        error_of(http.post(url, json={"command": game["command"], "command_id": "has spaces"}), 422, "validation_error")
+        error_of(http.post(url, json={"command": {"type": "NoSuchCommand"}}), 422, "bad_command")
+        error_of(http.post(url, json={"command": {**game["command"], "bogus_field": 1}}), 422, "bad_command")
+        error_of(http.post(f"/games/{gid}/chat", json={"words": "hello"}), 422, "validation_error")
+        error_of(http.get(f"/games/{gid}/seats/x/view"), 422, "validation_error")
+        error_of(http.get(f"/games/{gid}/events", params={"after": -1}), 422, "validation_error")
+        error_of(http.get("/games/bad%20id!"), 422, "validation_error")
+        error_of(http.get("/games/nosuchgame"), 404, "unknown_game")
+        error_of(http.post("/games/nosuchgame/commands", json={"command": game["command"]}), 404, "unknown_game")
+        error_of(http.get("/no/such/route"), 404, "not_found")
+        error_of(http.delete(f"/games/{gid}"), 405, "method_not_allowed")
+        error_of(http.get("/schemas/commands/nosuchgame"), 404, "unknown_schema")
+        error_of(http.post("/games", json={"game": "nosuchgame", "players": ["a", "b"]}), 422, "unknown_game_name")
+        error_of(http.post("/games", json={"game": "shadow", "players": ["alone"]}), 422, "bad_command")
     # Then none of them reached the bus (or the game)
     assert _commands_queued(gateway) == queued
-    assert _version(gateway, gid) == game["version"]
+    assert game_version(gateway, gid) == game["version"]
 
 
 def test_rules_rejections_and_stale_versions_are_typed_conflicts(gateway: Served, game: dict[str, Any]) -> None:
     gid, url = game["id"], f"/games/{game['id']}/commands"
     with gateway.http(game["token"]) as http:
         # A command judged at another version than the one expected
-        err = _error(http.post(url, json={"command": game["command"], "expected_version": 1}), 409, "stale_version")
+        err = error_of(http.post(url, json={"command": game["command"], "expected_version": 1}), 409, "stale_version")
         assert err["command_id"] and err["version"] == game["version"]
         # An accepted command, then the same command id again: the first outcome, decided once
         first = http.post(url, json={"command": game["command"], "command_id": "retry-1"})
@@ -121,12 +106,12 @@ def test_rules_rejections_and_stale_versions_are_typed_conflicts(gateway: Served
         assert first.status_code == again.status_code == 200, first.text
         assert first.json() == again.json()
         assert http.get(f"/games/{gid}/commands/retry-1").json() == first.json()
-        _error(http.get(f"/games/{gid}/commands/never-sent"), 404, "unknown_command")
+        error_of(http.get(f"/games/{gid}/commands/never-sent"), 404, "unknown_command")
         version = first.json()["version"]
         # The same move again is no longer legal: the game's own code, with the version it was judged at
         err = _error_any(http.post(url, json={"command": game["command"]}), 409)
         assert err["code"] not in ("validation_error", "bad_command") and err["version"] == version
-    assert _version(gateway, gid) == version
+    assert game_version(gateway, gid) == version
 
 
 def _error_any(response: httpx.Response, status: int) -> dict[str, Any]:
@@ -144,7 +129,7 @@ def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
             refused = a.get("/games/nosuchgame")
             # Then the fourth is refused with a typed error and a hint when to retry
             assert codes == [404, 404, 404]
-            _error(refused, 429, "rate_limited")
+            error_of(refused, 429, "rate_limited")
             assert int(refused.headers["retry-after"]) >= 1
             # And another token has its own bucket
             assert b.get("/games/nosuchgame").status_code == 404
@@ -183,18 +168,18 @@ def test_a_command_without_an_outcome_in_time_can_be_asked_for_later(redis_url: 
         gid = new.game_id
         with served.http(new.tokens[0]) as http:
             # When a seat sends a command (the game is not even created yet: it is refused as unknown)
-            _error(http.post(f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 2}}), 404,
+            error_of(http.post(f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 2}}), 404,
                    "unknown_game")  # fmt: skip
             # and once the game exists but no worker decides, the command times out with its id
             worker = RulesWorker(redis.Redis.from_url(redis_url), range(served.layout.shards), layout=served.layout)
             worker.run_until_idle()
-            err = _error(
+            err = error_of(
                 http.post(f"/games/{gid}/commands", json={"command": {"type": "Add", "amount": 2}, "command_id": "c1"}),
                 504,
                 "outcome_timeout",
             )
             assert err["command_id"] == "c1"
-            _error(http.get(f"/games/{gid}/commands/c1"), 404, "unknown_command")
+            error_of(http.get(f"/games/{gid}/commands/c1"), 404, "unknown_command")
             # Then, once a worker decided it, its outcome can be fetched, and resending it changes nothing
             worker.run_until_idle()
             fetched = http.get(f"/games/{gid}/commands/c1")
@@ -206,7 +191,7 @@ def test_a_command_without_an_outcome_in_time_can_be_asked_for_later(redis_url: 
             assert fetched.json()["events"][0]["event"] == {"rulings": [], "type": "Added", "seat": 0, "amount": 2,
                                                             "total": 2}  # fmt: skip
             worker.run_until_idle()
-            assert _version(served, gid) == 2
+            assert game_version(served, gid) == 2
             worker.release()
     finally:
         served.close()

@@ -14,7 +14,7 @@ from websockets.sync.client import ClientConnection, connect
 from services.gateway.feed import BLOCK_MS
 from services.store import eventstore
 from tests.gateway.bots import HttpGame, play_http
-from tests.gateway.conftest import Served, new_game
+from tests.gateway.conftest import Served, game_version, new_game
 
 pytestmark = pytest.mark.redis
 
@@ -36,25 +36,20 @@ def _read_until(ws: ClientConnection, stop: Any) -> list[dict[str, Any]]:
             return got
 
 
-def _version(served: Served, game_id: str) -> int:
-    with served.http() as http:
-        return int(http.get(f"/games/{game_id}").json()["version"])
-
-
 def test_a_seat_feed_resumes_from_a_version_with_nothing_missing_or_doubled(gateway: Served) -> None:
     # Given a game some way in
     created = new_game(gateway, seed=21)
     gid = created["game_id"]
     tokens = [s["token"] for s in created["seats"]]
     game = play_http(gateway, created, seed=4, until=lambda g: g.commands >= 30)
-    first_stop = _version(gateway, gid)
+    first_stop = game_version(gateway, gid)
 
     # When seat 0 opens its feed from the start, reads up to the current version and drops the connection
     with _open(gateway, f"/games/{gid}/seats/0/feed?after=0", tokens[0]) as ws:
         first = _read_until(ws, lambda m: m.get("version", 0) >= first_stop)
     # and the game goes on while it is away
     play_http(gateway, created, seed=5, until=lambda g: g.commands >= 60, game=game)
-    assert _version(gateway, gid) > first_stop
+    assert game_version(gateway, gid) > first_stop
     # and it reconnects from the last version it got (token as a query parameter this time), while the bots
     # play the rest of the game, so that later events arrive live
     last = first[-1]["version"]
