@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import orjson
@@ -50,11 +50,7 @@ class DeadLetter:
 
     def to_dict(self) -> dict[str, object]:
         """As JSON-ready data."""
-        return {
-            "shard": self.shard, "id": self.id, "reason": self.reason, "attempts": self.attempts,
-            "worker": self.worker, "at_ms": self.at_ms, "command_id": self.command_id, "game_id": self.game_id,
-            "fields": self.fields, "complete": self.complete, "retryable": self.retryable is None,
-        }  # fmt: skip
+        return {**asdict(self), "retryable": self.retryable is None}
 
 
 @dataclass(frozen=True, slots=True)
