@@ -1,0 +1,253 @@
+"""The contract between a game and the service: everything generic code may know about a game.
+
+A game is one :class:`GamePlugin`: its pure rules (:class:`GameRules`), its presentation (:class:`Presenter`),
+its bots and its rules reference. The service (bus, worker, store, projections, gateway, CLI) calls only what is
+declared here; optional abilities have their defaults here, once, so callers never probe a game with
+``getattr``.
+
+The rules are pure: no IO, no clock, no environment, no unrecorded randomness. Events and commands are the
+game's own objects; generic code handles them only through the codecs (``parse_*`` / ``encode_*``) and the
+two attributes every event and command has: ``type`` (a string) and, for events, ``rulings`` (the ruling ids
+that produced it). A command also has ``seat``.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+import orjson
+
+from events.base import Rejection
+
+State = TypeVar("State")
+Event = Any
+"""A game's event object: has ``type: str`` and ``rulings: tuple[str, ...]``; JSON through the codecs."""
+Command = Any
+"""A game's command object: has ``type: str`` and ``seat: int``; JSON through the codecs."""
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a game declares about itself (OpenSpiel's ``GameType`` in spirit); callers read, never probe."""
+
+    min_players: int
+    max_players: int
+    hidden_information: bool = False
+    """Hands, decks or sealed choices exist: the presenter's ``redact``/``view`` must hide them per seat."""
+    simultaneous: bool = False
+    """Some decisions await several seats at once (e.g. a sealed vote)."""
+    fast_execute: bool = False
+    """``execute`` is a real fast path (decide and evolve in one pass), not the default composition."""
+    fast_sample: bool = False
+    """``sample_legal`` draws without listing every legal command."""
+
+
+class GameRules(ABC, Generic[State]):
+    """The pure rules of one game (the decider). Subclasses set ``name``, ``rules_version``, ``capabilities``."""
+
+    name: str
+    rules_version: str
+    capabilities: Capabilities
+
+    # --- the decider -------------------------------------------------------------------------------------------
+    @abstractmethod
+    def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Event]:
+        """The events that open a game; the first records players, settings and seed. Raises ValueError on a
+        table the game cannot be played at (player count, settings)."""
+
+    @abstractmethod
+    def initial_state(self) -> State:
+        """The state before the first event (folding starts here)."""
+
+    @abstractmethod
+    def evolve(self, state: State, event: Event) -> State:
+        """Apply one recorded fact. Never re-runs a rule or draws at random."""
+
+    @abstractmethod
+    def decide(self, state: State, command: Command) -> list[Event] | Rejection:
+        """The events a command causes, or a typed rejection (the state is unchanged either way)."""
+
+    @abstractmethod
+    def legal_commands(self, state: State, seat: int) -> list[Command]:
+        """Every command ``seat`` may send now; each is accepted by :meth:`decide`, and nothing else is."""
+
+    @abstractmethod
+    def awaited(self, state: State) -> tuple[int, ...]:
+        """The seats whose command the game waits for now (several during a simultaneous decision)."""
+
+    @abstractmethod
+    def is_over(self, state: State) -> bool:
+        """Whether the game has ended."""
+
+    @abstractmethod
+    def result(self, state: State) -> JSON | None:
+        """Once over: ``{"players", "scores", "winners", "shared", ...}``; else None."""
+
+    # --- codecs -----------------------------------------------------------------------------------------------
+    @abstractmethod
+    def parse_command(self, raw: bytes | str | JSON) -> Command:
+        """A command from JSON; raises ``ValueError`` (pydantic's ValidationError is one) on bad input."""
+
+    @abstractmethod
+    def parse_event(self, raw: bytes | str | JSON) -> Event:
+        """A recorded event from JSON."""
+
+    @abstractmethod
+    def encode_event(self, event: Event) -> JSON:
+        """An event as JSON-ready data (with ``type`` and ``rulings``); ``parse_event`` inverts it."""
+
+    @abstractmethod
+    def encode_command(self, command: Command) -> JSON:
+        """A command as JSON-ready data (with ``type`` and ``seat``); ``parse_command`` inverts it."""
+
+    @abstractmethod
+    def snapshot(self, state: State) -> bytes:
+        """A state as bytes; ``restore(snapshot(s))`` equals ``s``."""
+
+    @abstractmethod
+    def restore(self, data: bytes) -> State:
+        """The state a snapshot was taken of."""
+
+    # --- optional abilities, with their defaults (declared in ``capabilities``) -----------------------------
+    def execute(self, state: State, command: Command) -> tuple[list[Event], State] | Rejection:
+        """``decide`` and fold its events in one call (a game may do it in one pass: ``fast_execute``)."""
+        outcome = self.decide(state, command)
+        if isinstance(outcome, Rejection):
+            return outcome
+        for event in outcome:
+            state = self.evolve(state, event)
+        return outcome, state
+
+    def sample_legal(self, state: State, seat: int, rng: random.Random) -> Command | None:
+        """A uniformly random legal command of ``seat`` (None: it has none)."""
+        options = self.legal_commands(state, seat)
+        return rng.choice(options) if options else None
+
+    def encode_event_bytes(self, event: Event) -> bytes:
+        """An event as compact JSON bytes (a game may serialize faster)."""
+        return orjson.dumps(self.encode_event(event))
+
+    def fold(self, events: Sequence[Event], state: State | None = None) -> State:
+        """The state after ``events``, from ``state`` (or the initial state)."""
+        current = self.initial_state() if state is None else state
+        for event in events:
+            current = self.evolve(current, event)
+        return current
+
+
+class Presenter(Generic[State]):
+    """How a game shows itself: per-seat views and redaction, words, labels, boards, scoreboard.
+
+    Every method has a plain default here; a game overrides what it can say better. Anything that may carry a
+    secret (``view``, ``redact``, ``replay_view``, the boards) must show ``seat`` only what that seat may know
+    (``None`` is a spectator).
+    """
+
+    def __init__(self, rules: GameRules[State]) -> None:
+        self.rules = rules
+
+    # --- secrets -------------------------------------------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> JSON:
+        """The game as ``seat`` may see it now, JSON-ready. The default shows only what is always public."""
+        return {
+            "awaited": list(self.rules.awaited(state)),
+            "over": self.rules.is_over(state),
+            "result": self.rules.result(state),
+        }
+
+    def views(self, state: State, seats: Sequence[int | None]) -> list[JSON]:
+        """:meth:`view` for several seats (a game may build the shared part once)."""
+        return [self.view(state, seat) for seat in seats]
+
+    def redact(self, event: Event, seat: int | None, state: State) -> JSON | None:
+        """``event`` as ``seat`` may see it, or None to withhold it. ``state`` is the game at the reader's moment
+        (at or after the event): a secret revealed by then may be shown, and everything once the game is over.
+        The default shows every event: right only for a game without secrets in its events."""
+        return self.rules.encode_event(event)
+
+    def replay_view(self, state: State, seat: int | None, final: State) -> JSON:
+        """The view of a past position ``state``, for a replay made when the game has reached ``final``.
+        The default is ``view(state, seat)``; a game whose secrets become public at the end overrides it."""
+        return self.view(state, seat)
+
+    # --- words -----------------------------------------------------------------------------------------------
+    def describe(self, event: Event, players: Sequence[str] = ()) -> str:
+        """One event in plain words (for narration)."""
+        data = self.rules.encode_event(event)
+        details = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("type", "rulings"))
+        return f"{data.get('type', '?')}" + (f" ({details})" if details else "")
+
+    def explain_event(self, event: Event, players: Sequence[str] = ()) -> str:
+        """Why an event happened, for a referee: the decision, its deciding inputs, the rulings cited."""
+        rulings = ", ".join(getattr(event, "rulings", ()) or ()) or "none"
+        return f"{self.describe(event, players)} [rulings: {rulings}]"
+
+    def label(self, command: Command, state: State | None = None) -> str:
+        """A short readable label of a legal command (buttons, menus)."""
+        data = self.rules.encode_command(command)
+        details = " ".join(f"{k}={v}" for k, v in data.items() if k not in ("type", "seat"))
+        return f"{data.get('type', '?')}" + (f" {details}" if details else "")
+
+    # --- pictures and standings --------------------------------------------------------------------------------
+    def scoreboard(self, state: State) -> JSON:
+        """The public standing: ``{"seats": [{"score": int | None, ...}], ...}``; ``score`` is what a leaderboard
+        ranks by (None while hidden)."""
+        result = self.rules.result(state)
+        scores = (result or {}).get("scores") or []
+        return {"seats": [{"score": s} for s in scores], "over": self.rules.is_over(state)}
+
+    def render_text(self, state: State, seat: int | None, final: State | None = None) -> str:
+        """The board as plain text, as ``seat`` may see it (``final`` as in :meth:`replay_view`)."""
+        shown = self.view(state, seat) if final is None else self.replay_view(state, seat, final)
+        return orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode()
+
+    def render_svg(self, state: State, seat: int | None, final: State | None = None) -> str:
+        """The board as a standalone SVG document, as ``seat`` may see it."""
+        from html import escape
+
+        lines = self.render_text(state, seat, final).splitlines()
+        height = 16 * len(lines) + 20
+        body = "".join(
+            f'<text x="10" y="{20 + 16 * i}" font-family="monospace" font-size="13">{escape(line)}</text>'
+            for i, line in enumerate(lines)
+        )
+        return f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}">{body}</svg>'
+
+
+class Bot(Protocol):
+    """A player program for one seat of one game."""
+
+    def choose(self, rules: GameRules[Any], state: Any, seat: int) -> Command | None:
+        """The bot's command for ``seat`` now (None: it has none)."""
+        ...
+
+
+BotFactory = Callable[[int], Bot]
+"""Makes a bot from a seed (cheap: a bot may be made per decision)."""
+
+
+@dataclass(frozen=True)
+class GamePlugin:
+    """One game, whole: what the service loads through the ``throne.games`` entry point group."""
+
+    rules: GameRules[Any]
+    presenter: Presenter[Any]
+    bots: Mapping[str, BotFactory] = field(default_factory=dict)
+    """Bot kinds by name; ``random`` is always offered (from ``sample_legal``) unless the game overrides it."""
+    rules_reference: Path | None = None
+    """The game's own rules reference (Markdown, ruling ids as headings or bold ids)."""
+    settings_schema: JSON | None = None
+    """JSON Schema of the table settings (for clients and validation at the edge)."""
+    command_schema: JSON | None = None
+    event_schema: JSON | None = None
+
+    @property
+    def name(self) -> str:
+        """The game's registry name."""
+        return self.rules.name
