@@ -49,19 +49,24 @@ def cluster_url(url: str) -> str | None:
     return None
 
 
-def connect(url: str | None = None) -> redis.Redis:
+def connect(url: str | None = None, socket_timeout: float | None = None) -> redis.Redis:
     """A Redis client for ``url``, else env REDIS_URL, else the embedded fakeredis server.
 
     A cluster URL (see :func:`cluster_url`) gives a ``RedisCluster`` client. Responses are bytes (no
-    decoding): stream payloads and snapshots are binary-safe that way.
+    decoding): stream payloads and snapshots are binary-safe that way. ``socket_timeout`` (seconds): how long
+    to wait for any answer before raising ``TimeoutError`` (a frozen Redis); None waits as long as it takes,
+    which suits the workers' blocking reads. It must exceed the longest blocking command the caller sends.
     """
     url = url or os.environ.get("REDIS_URL")
     if url:
+        timeouts: dict[str, float] = {}
+        if socket_timeout is not None:
+            timeouts = {"socket_timeout": socket_timeout, "socket_connect_timeout": socket_timeout}
         seed = cluster_url(url)
         if seed is not None:
             # Typed as redis.Redis for the callers: RedisCluster offers the same commands the service uses.
-            return RedisCluster.from_url(seed, health_check_interval=30)  # type: ignore[return-value]
-        return redis.Redis.from_url(url, health_check_interval=30)
+            return RedisCluster.from_url(seed, health_check_interval=30, **timeouts)  # type: ignore[return-value]
+        return redis.Redis.from_url(url, health_check_interval=30, **timeouts)
     return fakeredis.FakeRedis(server=embedded_server())
 
 

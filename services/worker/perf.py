@@ -32,7 +32,7 @@ import redis
 
 from services.bots.random_bot import choose
 from services.bus.client import ServiceClient
-from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
 from services.bus.keys import Layout
 from services.rules.registry import get_decider
 from services.worker.rules_worker import RulesWorker, WorkerConfig
@@ -62,11 +62,11 @@ class GameScript:
             token_hashes=[hash_token(t) for t in tokens],
         )
         commands = [
-            CommandEnvelope(
+            CommandEnvelope.signed(
+                seat_key(tokens[seat]),
                 command_id=f"{game_id}-{i}",
                 game_id=game_id,
                 seat=seat,
-                token=tokens[seat],
                 expected_version=version,
                 payload=payload,
             )
@@ -273,7 +273,7 @@ def measure_latency(
         boot = ServiceClient(redis.Redis.from_url(url), layout)
         boot.submit_many([c for c, _ in games])
         for create, _ in games:
-            if not boot.wait(create.game_id, create.command_id, timeout=20).accepted:
+            if not boot.wait_on(create, timeout=20).accepted:
                 raise RuntimeError(f"game {create.game_id} not created")
         samples: list[float] = []
         lock = threading.Lock()
@@ -296,7 +296,7 @@ def measure_latency(
                 next_at += interval
                 t0 = time.perf_counter()
                 client.submit_many([env])
-                outcome = client.wait(env.game_id, env.command_id, timeout=10)
+                outcome = client.wait_on(env, timeout=10)
                 local.append((time.perf_counter() - t0) * 1000)
                 if not outcome.accepted:
                     raise RuntimeError(f"rejected: {outcome}")
