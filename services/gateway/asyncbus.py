@@ -10,7 +10,9 @@ can neither read nor wait on another seat's command ids.
 
 The asyncio client has a socket timeout (:data:`SOCKET_TIMEOUT`, or the synchronous client's own), so that a
 Redis that stops answering is noticed (``TimeoutError``, answered 503 by the gateway) instead of hanging every
-request; blocking reads are kept shorter than it.
+request; blocking reads are kept shorter than it. It retries a lost connection once, at once (a pooled
+connection Redis closed), and a timeout never: redis-py's default (ten retries with backoff) would hold a
+request for many times the timeout, where the client is better told 503 and when to come back.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import fakeredis
 import redis
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 
 from services.bus.envelope import CommandEnvelope, Outcome, conflict_outcome
@@ -51,6 +55,7 @@ def async_twin(client: redis.Redis, socket_timeout: float | None = None) -> Any:
         "password": kw.get("password"),
         "socket_timeout": timeout,
         "socket_connect_timeout": kw.get("socket_connect_timeout") or timeout,
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
     }
     if "path" in kw:
         return aredis.Redis(unix_socket_path=kw["path"], **common)
