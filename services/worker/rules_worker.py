@@ -1003,13 +1003,13 @@ class RulesWorker:
                     tainted.add(p.game_id)
                     self.cache.pop(p.game_id, None)
             elif tag == "CONFLICT":
-                self.stats["conflict"] += 1
                 tainted.add(p.game_id)
                 self.cache.pop(p.game_id, None)
                 if p.game_id in stalled:
                     # An earlier command of the game is waiting for Redis: this one waits behind it.
                     self._retry.append(p.entry)
                     continue
+                self.stats["conflict"] += 1
                 self.log.warning("command.conflict", **ctx, stored=res[1])
                 redo.append(p.entry)
             elif tag == "FENCED":
