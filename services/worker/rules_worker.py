@@ -251,15 +251,18 @@ class RulesWorker:
                 self.leases[shard] = token
                 taken.append(shard)
                 self.log.info("lease.acquired", shard=shard, token=token)
+        failed: Exception | None = None
         for shard in taken:
             try:
                 self._on_acquire(shard)
-            except Exception:
+            except Exception as exc:
                 # Its predecessor's pending entries were not claimed: do not serve the shard on this token (new
                 # entries would overtake them); the lease runs out and is taken again, with a fresh token.
                 self.leases.pop(shard, None)
-                raise
+                failed = failed or exc
         self._next_renew = time.monotonic() + self.cfg.lease_ttl_ms / 3000
+        if failed is not None:
+            raise failed
         return taken
 
     def _on_acquire(self, shard: int) -> None:

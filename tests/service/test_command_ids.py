@@ -13,6 +13,7 @@ import pytest
 from events.base import Command, Event, Rejection
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.client import ServiceClient
+from services.bus.envelope import CommandEnvelope, hash_token, parse_entry, seat_key
 from services.rules import registry
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
@@ -166,3 +167,37 @@ def test_given_a_bot_whose_commands_keep_being_refused_then_it_reports_it_and_ne
     logged = capsys.readouterr().err
     assert logged.count('"bots.failing"') == runner.stats["failing"]
     assert '"level":"error"' in next(line for line in logged.splitlines() if '"bots.failing"' in line)
+
+
+def test_a_proof_is_bound_to_its_one_command_and_the_digest_to_its_content() -> None:
+    # Given seat 0's signed command, and the digest of its token as the game stores it
+    key, stored = seat_key("secret-token"), hash_token("secret-token")
+    fields = {"command_id": "c1", "game_id": "g1", "seat": 0, "payload": {"type": "Add", "amount": 1}}
+    env = CommandEnvelope.signed(key, expected_version=4, **fields)
+
+    # Then the stored digest verifies it, whatever the key order of the payload it is read back with
+    assert env.verify(stored)
+    reread = parse_entry({k.encode(): v for k, v in env.to_fields().items()})
+    assert isinstance(reread, CommandEnvelope) and reverse_keys(reread).verify(stored)
+    # and the token itself is in no field of the stream entry
+    assert not any(b"secret-token" in v for v in env.to_fields().values())
+    # and the same proof on any other command (id, game, seat, version, payload) does not verify
+    others = [
+        {"command_id": "c2"},
+        {"game_id": "g2"},
+        {"seat": 1},
+        {"expected_version": 5},
+        {"payload": {"type": "Add", "amount": 2}},
+    ]
+    for change in others:
+        forged = env.model_copy(update=change)
+        assert not forged.verify(stored), change
+        # and its content digest differs exactly when the content does (seat, version, payload)
+        assert (forged.digest() == env.digest()) == (set(change) <= {"command_id", "game_id"})
+    # and a key from another token does not verify either
+    assert not CommandEnvelope.signed(seat_key("other"), expected_version=4, **fields).verify(stored)
+
+
+def reverse_keys(env: CommandEnvelope) -> CommandEnvelope:
+    """The same envelope with its payload's keys in reverse order."""
+    return env.model_copy(update={"payload": dict(reversed(list(env.payload.items())))})
