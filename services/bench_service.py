@@ -2,8 +2,9 @@
 
 Runs on real local Redis: REDIS_URL if set, else a redis-server of its own on a free loopback port. Figures:
 ``redis_xadd_rtt_p50_ms`` (the raw round trip, so the others read as a ratio; also ``xadd_rtt_p50_us``/``p99``),
-``service_commands_per_s`` (one rules worker, target >= 3000) and ``service_latency_p50_ms``/``p99`` (submitted
-to outcome visible, at 1000 commands/s; target p50 <= 2).
+``service_commands_per_s`` (one rules worker, target >= 3000), ``service_latency_p50_ms``/``p99`` (submitted
+to outcome visible, at 1000 commands/s; target p50 <= 2) and ``redis_bytes_per_game`` (``used_memory`` a whole
+game adds, also per event and per command; README "Memory").
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def bench(ctx: Any) -> dict[str, Any]:
         ctx.say(
             f"service: {figures['service_commands']} commands of {figures['service_games']} games through one "
             f"rules worker = {figures['service_commands_per_s']:,.0f} commands/s"
+        )
+        memory = perf.measure_game_memory(url, scripts[:10])
+        figures.update({k: v for k, v in memory.items() if not k.startswith("memory_by_key")})
+        ctx.say(
+            f"memory: {figures['redis_bytes_per_game']:,} bytes of Redis per game right after it ended "
+            f"({figures['redis_bytes_per_event']} per event, {figures['redis_bytes_per_command']} per command)"
         )
         latency = perf.measure_latency(url, scripts, rate=1000, seconds=1 if quick else 5)
         figures["service_latency_p50_ms"] = latency.pop("latency_p50_ms")

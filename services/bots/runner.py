@@ -1,9 +1,17 @@
 """The bots process: it plays the seats games hand to bots, through the streams, like any other client.
 
 How a game gets bots: its creator passes ``bots={seat: kind}`` to ``ServiceClient.create_game``, which (before
-submitting the creation) writes the game's ``bots`` key (JSON: each bot seat's kind and secret token) and adds
-the game to its shard's ``botgames`` set. Nothing else in the service knows about bots: the rules worker sees
-ordinary commands with ordinary seat tokens.
+submitting the creation) writes the game's ``bots`` key (JSON: each bot seat's kind) and adds the game to its
+shard's ``botgames`` set. Nothing else in the service knows about bots: the rules worker sees ordinary commands
+with ordinary proofs.
+
+Secrets: a bot seat has a token like any seat, drawn by the creator, whose sha256 goes into the game's metadata;
+the token itself is forgotten at once (never stored, never returned), so nobody can log in as a bot seat at the
+gateway. What signs a command on the bus is the HMAC key, which *is* that sha256 digest (services/bus/envelope.py),
+so the bots process reads it from the game's metadata and stores nothing secret of its own. Reading that digest
+takes read access to Redis, and using it takes write access to the command streams: whoever has both can write
+any game's keys anyway, so the digest grants nothing more. Neither the ``bots`` key, nor Redis's AOF, nor a log
+ever holds a raw token.
 
 What the runner does, for the shards it serves:
 
@@ -11,14 +19,19 @@ What the runner does, for the shards it serves:
   that a game moved) and folds each bot game's events with the game's decider (found by name in the registry);
   a game it has not seen yet is loaded from its snapshot and the tail of its event stream;
 - when the game awaits a bot seat, it asks that seat's bot for a command and submits it with the version it
-  saw as expected version and the command id ``bot-<version>-<seat>-<attempt>``. The bot is seeded from the
-  game id, seat, version and attempt, so a restarted runner makes the same choice under the same command id,
-  and the rules worker answers a repeated command id with its first outcome: nothing is ever played twice.
-  One command per game and version: during a simultaneous decision (a secret vote) the bot seats answer one
-  after the other, each at the version the previous answer produced;
-- a command that is rejected is retried with the next attempt number (a stale version after reloading the
-  game; anything else is logged as an error), up to ``max_attempts`` per version; a command with no outcome
-  after ``resend_after_ms`` is submitted again under the same id (safe: see above);
+  saw as expected version, under a fresh unguessable command id ``bot-<version>-<seat>-<random>`` (nobody can
+  take a bot's id before it is used; and ids are scoped to their seat anyway). The bot is seeded from the game
+  id, seat, version and attempt. The expected version is what makes a command count at most once: a restarted
+  runner that sends a second command for a version already played is refused as stale. One command per game
+  and version: during a simultaneous decision (a secret vote) the bot seats answer one after the other, each
+  at the version the previous answer produced;
+- a command that is rejected is retried with the next attempt number and a fresh id (a stale version after
+  reloading the game; anything else is logged as an error); after ``max_attempts`` rejections at one version
+  the runner never gives up silently: it logs ``bots.failing`` (an error) and tries again, with a fresh id and
+  another seeded choice, after a backoff growing to ``retry_cap_ms``; a command with no outcome after
+  ``resend_after_ms`` is submitted again under the same id (its first outcome is answered, never a second);
+- transient Redis faults (out of memory, connection lost, ...) are waited out with a jittered backoff and
+  logged once per episode;
 - every ``sweep_every_ms`` it walks the ``botgames`` sets: games missed on the feed (trimmed, read by another
   runner, or played while this runner was down) are caught up, ended games have their ``bots`` key deleted
   (the tokens leave Redis with it), and bot keys whose game was never created are dropped after
@@ -32,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import socket
 import threading
 import time
@@ -49,6 +63,7 @@ from services.bots.kinds import Bot, UnknownBot, make_bot
 from services.bus import envelope as env_mod
 from services.bus.client import ServiceClient
 from services.bus.envelope import CommandEnvelope, Outcome
+from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import BOTS_GROUP, Layout
 from services.bus.streams import GroupReader
 from services.log import get_logger
@@ -72,7 +87,10 @@ class BotConfig:
     resend_after_ms: int = 30_000
     """A submitted command with no outcome at all after this long is submitted again (same command id)."""
     max_attempts: int = 3
-    """Rejected commands of one seat at one version before the runner gives that version up."""
+    """Rejected commands of one seat at one version before the runner logs an error and backs off."""
+    retry_first_ms: int = 1000
+    retry_cap_ms: int = 60_000
+    """Backoff of a bot whose commands keep being rejected (doubling from the first to the cap)."""
     cache_size: int = 10_000
     """Bot games kept in memory (LRU); an evicted one is reloaded by the next sweep."""
     orphan_after_ms: int = 600_000
@@ -97,8 +115,8 @@ class BotGame:
     shard: int
     name: str
     decider: Decider
-    seats: dict[int, tuple[str, str]]
-    """Bot seat -> (bot kind, seat token)."""
+    seats: dict[int, tuple[str, bytes]]
+    """Bot seat -> (bot kind, the seat's signing key: the token digest stored in the game's metadata)."""
     state: Any
     version: int
     behind: bool = False
@@ -106,14 +124,15 @@ class BotGame:
     sent: Sent | None = None
     attempt: int = 0
     """Rejected attempts at the current version."""
-    stuck_at: int = -1
-    """The version the runner gave up on (it acts again once the game moves)."""
+    retry_at: float = 0.0
+    """After repeated rejections: the monotonic time before which the runner does not try again."""
 
     def moved_to(self, version: int) -> None:
         """Bookkeeping once the game reached a new ``version``."""
         self.version = version
         self.sent = None
         self.attempt = 0
+        self.retry_at = 0.0
 
 
 def _seed(game_id: str, seat: int, version: int, attempt: int) -> int:
@@ -153,6 +172,7 @@ class BotRunner:
         self._ready = False
         self.stats: Counter[str] = Counter()
         self.log = get_logger("bots", consumer=self.consumer)
+        self._outage = Outage(self.log)
 
     # --- loop -----------------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -165,19 +185,26 @@ class BotRunner:
     def run(self, stop: threading.Event | None = None) -> None:
         """Serve until ``stop`` is set; a Redis or programming error is logged and the loop goes on."""
         stop = stop or threading.Event()
-        backoff = 0.05
+        errors = Backoff(0.05, 2.0)
+        faults = Backoff(0.01, 2.0)
         self.log.info("bots.start", shards=self.shards)
         while not stop.is_set():
             try:
                 if not self._ready:
                     self.setup()
                 self.step()
-                backoff = 0.05
+                errors.reset()
+                faults.reset()
+                self._outage.recovered()
             except Exception as exc:
-                self.log.exception("bots.error", error=repr(exc))
+                if is_transient(exc):
+                    self._outage.failed(exc)  # logged once per episode, not once per attempt
+                    delay = faults.next()
+                else:
+                    self.log.exception("bots.error", error=repr(exc))
+                    delay = errors.next()
                 self._ready = False  # a flushed or failed-over Redis may have lost the groups
-                stop.wait(backoff)
-                backoff = min(backoff * 2, 2.0)
+                stop.wait(delay)
         self.log.info("bots.stop", stats=dict(self.stats))
 
     def step(self, block_ms: int | None = None) -> int:
@@ -193,6 +220,12 @@ class BotRunner:
         block = self.cfg.block_ms if block_ms is None else block_ms
         if any(g.sent is not None for g in self.games.values()):
             block = min(block, self.cfg.recheck_after_ms)
+        for game in self.games.values():
+            if game.retry_at:
+                if game.retry_at <= now:
+                    turn.dirty.add(game.game_id)
+                else:
+                    block = min(block, max(1, int((game.retry_at - now) * 1000)))
         if turn.dirty:
             block = 0
         streams = {self.layout.feed(s): ">" for s in self.shards}
@@ -262,7 +295,7 @@ class BotRunner:
             raw = raws.get(gid)
             try:
                 spec = orjson.loads(doc)
-                seats = {int(s): (str(v["kind"]), str(v["token"])) for s, v in spec["seats"].items()}
+                kinds = {int(s): str(v["kind"]) for s, v in spec["seats"].items()}
                 created_ms = int(spec.get("created_ms", 0))
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
                 self.log.error("bots.bad_bots_key", game=gid, shard=shard)
@@ -275,6 +308,14 @@ class BotRunner:
                 continue  # not created yet: its first feed entry (or the next sweep) brings it back
             status = raw.meta.get("status", "active")
             if status != "active":
+                self._forget(gid, shard)
+                continue
+            try:
+                # The seats' signing keys: the token digests the game was created with (see the module doc).
+                digests = orjson.loads(raw.meta.get("tokens", "[]"))
+                seats = {seat: (kind, bytes.fromhex(digests[seat])) for seat, kind in kinds.items()}
+            except (orjson.JSONDecodeError, IndexError, TypeError, ValueError):
+                self.log.error("bots.bad_bot_seats", game=gid, shard=shard, seats=sorted(kinds))
                 self._forget(gid, shard)
                 continue
             name = raw.meta.get("name", "")
@@ -335,7 +376,8 @@ class BotRunner:
         pipe = self.r.pipeline(transaction=False)
         for g in due:
             assert g.sent is not None
-            pipe.get(self.layout.outcome(g.shard, g.game_id, g.sent.envelope.command_id))
+            env = g.sent.envelope
+            pipe.get(self.layout.outcome(g.shard, g.game_id, env.scope, env.command_id))
         resend: list[CommandEnvelope] = []
         for g, raw in zip(due, pipe.execute(), strict=True):
             sent = g.sent
@@ -363,10 +405,15 @@ class BotRunner:
                 message = outcome.rejection.message if outcome.rejection else ""
                 self.log.error("bots.rejected", **ctx, code=code, message=message, attempt=g.attempt)
             if g.attempt >= self.cfg.max_attempts:
-                g.stuck_at = g.version
-                self.log.error("bots.gave_up", **ctx, attempts=g.attempt)
+                # Never give up silently (the game would stall for good): tell the operator, wait, try again
+                # with a fresh id and another choice.
+                extra = g.attempt - self.cfg.max_attempts
+                delay = min(self.cfg.retry_cap_ms, self.cfg.retry_first_ms * 2 ** min(extra, 20)) / 1000
+                g.retry_at = now + delay
+                self.stats["failing"] += 1
+                self.log.error("bots.failing", **ctx, code=code, attempts=g.attempt, retry_in_s=round(delay, 2))
         if resend:
-            self.client.submit_many(resend)
+            self._submit(resend)
 
     # --- acting -----------------------------------------------------------------------------------------
     def _act(self, turn: _Turn) -> int:
@@ -385,9 +432,21 @@ class BotRunner:
             if env is not None:
                 out.append(env)
         if out:
-            self.client.submit_many(out)
+            self._submit(out)
             self.stats["sent"] += len(out)
         return len(out)
+
+    def _submit(self, envelopes: list[CommandEnvelope]) -> None:
+        try:
+            self.client.submit_many(envelopes)
+        except Exception:
+            # Not submitted (or not all): those games decide again, under fresh ids, once Redis answers. The
+            # expected version keeps a command that did get through from counting twice.
+            for env in envelopes:
+                game = self.games.get(env.game_id)
+                if game is not None and game.sent is not None and game.sent.envelope is env:
+                    game.sent = None
+            raise
 
     def _decide(self, game: BotGame) -> CommandEnvelope | None:
         if game.behind:
@@ -397,13 +456,15 @@ class BotRunner:
             self.log.info("bots.game_over", game=game.game_id, shard=game.shard, version=game.version)
             self._forget(game.game_id, game.shard)
             return None
-        if (game.sent is not None and game.sent.version == game.version) or game.stuck_at == game.version:
+        if game.sent is not None and game.sent.version == game.version:
+            return None
+        if game.retry_at > time.monotonic():
             return None
         seats = [s for s in decider.awaited(game.state) if s in game.seats]
         if not seats:
             return None
         seat = seats[0]
-        kind, token = game.seats[seat]
+        kind, key = game.seats[seat]
         seed = _seed(game.game_id, seat, game.version, game.attempt)
         ctx = {"game": game.game_id, "shard": game.shard, "version": game.version, "seat": seat, "kind": kind}
         command = None
@@ -414,14 +475,23 @@ class BotRunner:
             self.log.exception("bots.bot_failed", **ctx, error=repr(exc))
             command = make_bot("random", game.name, seed).choose(decider, game.state, seat)
         if command is None:
-            self.log.error("bots.no_command", **ctx)
-            game.stuck_at = game.version
+            # Try again later (another attempt, another seed) rather than leave the game waiting for good.
+            game.attempt += 1
+            game.retry_at = time.monotonic() + self.cfg.retry_cap_ms / 1000
+            self.log.error("bots.no_command", **ctx, retry_in_s=self.cfg.retry_cap_ms / 1000)
             return None
-        cid = f"bot-{game.version}-{seat}-{game.attempt}"
-        env = self.client.envelope(
-            game.game_id, seat, token, command.to_dict(), expected_version=game.version, command_id=cid
+        # Unguessable: the version and seat are there for people reading logs, the random part for safety.
+        cid = f"bot-{game.version}-{seat}-{secrets.token_hex(8)}"
+        env = CommandEnvelope.signed(
+            key,
+            command_id=cid,
+            game_id=game.game_id,
+            seat=seat,
+            payload=command.to_dict(),
+            expected_version=game.version,
         )
         game.sent = Sent(env, game.version, time.monotonic())
+        game.retry_at = 0.0
         self.games.move_to_end(game.game_id)
         self.log.debug("bots.submit", **ctx, cid=cid, command=getattr(command, "type", ""))
         return env
@@ -436,7 +506,7 @@ class BotRunner:
 
     # --- bookkeeping --------------------------------------------------------------------------------------
     def _forget(self, gid: str, shard: int) -> None:
-        """The game needs its bots no more: drop its ``bots`` key (and tokens) and its botgames entry."""
+        """The game needs its bots no more: drop its ``bots`` key and its botgames entry."""
         pipe = self.r.pipeline(transaction=False)
         pipe.delete(self.layout.bots(shard, gid))
         pipe.srem(self.layout.bot_games(shard), gid)

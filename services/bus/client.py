@@ -9,12 +9,17 @@ Example::
     if not outcome.accepted:
         print(outcome.rejection.code, outcome.rejection.message)
 
-A command id is chosen by the client (a uuid4 hex unless given). Submitting the same command id again is
-safe: the worker answers a retried command with its first outcome and writes nothing.
+A command id is chosen by the client (128 random bits unless given) and belongs to the sending seat. Submitting
+the same command again under its id is safe: the worker answers a retried command with its first outcome and
+writes nothing; the same id with other content is refused (``command_id_conflict``).
+
+The seat token never leaves this process: a command carries a proof (an HMAC of the command keyed with the
+token's sha256, see services/bus/envelope.py) and a creation the tokens' digests only.
 
 Bot seats: ``create_game(..., bots={1: "random", 3: "heuristic"})`` hands those seats to the bots process
-(``python -m services.bots``). Their tokens go, before the game is created, into the game's ``bots`` key inside
-the shard (see :meth:`ServiceClient.create_game`); the creator keeps the tokens of the other seats only.
+(``python -m services.bots``): the game's ``bots`` key names their kinds, and their tokens are thrown away at
+once (the bots process signs with the seat digests stored in the game's metadata; see services/bots/runner.py).
+The creator gets the tokens of the other seats only.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ from __future__ import annotations
 import re
 import secrets
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,16 +42,20 @@ from services.bus.envelope import (
     CreateEnvelope,
     Outcome,
     RejectionInfo,
+    conflict_outcome,
     hash_token,
+    new_id,
+    seat_key,
 )
-from services.bus.keys import Layout
+from services.bus.keys import CREATE_SCOPE, Layout
 from services.store import eventstore
 from services.store.eventstore import StoredEvent
 
 
 @dataclass(frozen=True, slots=True)
 class NewGame:
-    """A created game: its id and one secret token per seat (only the creator ever sees them)."""
+    """A created game: its id and one secret token per seat (only the creator ever sees them; a bot seat's is
+    ``""``: nobody keeps it)."""
 
     game_id: str
     tokens: list[str]
@@ -67,12 +75,7 @@ class GameNotCreated(Exception):
 
 BOT_KIND_RE = re.compile(r"^[a-z0-9_-]{1,32}$")
 BOT_SEATS_TTL_MS = 30 * 24 * 3600 * 1000
-"""Safety net: a game's bot seats (and their tokens) are dropped after this even if nobody cleans them up."""
-
-
-def new_id() -> str:
-    """A fresh id for a game or a command."""
-    return uuid.uuid4().hex
+"""Safety net: a game's bot seats are dropped after this even if nobody cleans them up."""
 
 
 class ServiceClient:
@@ -104,11 +107,10 @@ class ServiceClient:
         when not given, so that it is recorded (the game's first event names it).
 
         ``bots`` maps seats to a bot kind (``"random"``, ``"heuristic"``, see services/bots/kinds.py): those
-        seats are played by the bots process. Their tokens are written to the game's ``bots`` key (SET NX,
+        seats are played by the bots process. Their kinds are written to the game's ``bots`` key (SET NX,
         so an existing game's bot seats are never replaced) *before* the creation is submitted, so the bots
-        process knows the game's bot seats from its very first event. Redis is the deployment's private
-        store (whoever can write to it can do anything anyway); the tokens sit there only until the game
-        ends, when the bots process deletes the key (and under a 30-day TTL as a safety net).
+        process knows the game's bot seats from its very first event; the key holds no secret (the bots sign
+        with the seat digests of the game's metadata), and their tokens are forgotten here at once.
         Raises ValueError on a bad ``bots`` map, :class:`GameNotCreated` on a rejection, TimeoutError when no
         answer comes in time.
         """
@@ -118,7 +120,7 @@ class ServiceClient:
                 raise ValueError(f"bot seat {seat!r} is not a seat of this game (0..{len(players) - 1})")
             if not (isinstance(kind, str) and BOT_KIND_RE.match(kind)):
                 raise ValueError(f"bot kind {kind!r} is not a valid name")
-        tokens = [secrets.token_urlsafe(24) for _ in players]
+        tokens = [secrets.token_urlsafe(32) for _ in players]
         envelope = CreateEnvelope(
             command_id=command_id or new_id(),
             game_id=game_id or new_id(),
@@ -128,13 +130,14 @@ class ServiceClient:
             seed=secrets.randbelow(2**31) if seed is None else seed,
             token_hashes=[hash_token(t) for t in tokens],
         )
+        tokens = ["" if seat in bot_seats else token for seat, token in enumerate(tokens)]
         shard = self.layout.shard_of(envelope.game_id)
         if bot_seats:
-            self._hand_to_bots(envelope, shard, {seat: (kind, tokens[seat]) for seat, kind in bot_seats.items()})
+            self._hand_to_bots(envelope, shard, bot_seats)
         self.r.xadd(self.layout.cmds(shard), envelope.to_fields())
         outcome = None
         if timeout is not None:
-            outcome = self.wait(envelope.game_id, envelope.command_id, timeout)
+            outcome = self.wait_on(envelope, timeout)
             if not outcome.accepted:
                 if bot_seats:
                     # The key is ours (SET NX succeeded above): a game that was never created has no bots.
@@ -142,11 +145,11 @@ class ServiceClient:
                 raise GameNotCreated(outcome)
         return NewGame(envelope.game_id, tokens, envelope.seed, envelope.command_id, outcome)
 
-    def _hand_to_bots(self, envelope: CreateEnvelope, shard: int, seats: dict[int, tuple[str, str]]) -> None:
+    def _hand_to_bots(self, envelope: CreateEnvelope, shard: int, seats: Mapping[int, str]) -> None:
         gid = envelope.game_id
         doc = {
             "created_ms": int(time.time() * 1000),
-            "seats": {str(seat): {"kind": kind, "token": token} for seat, (kind, token) in sorted(seats.items())},
+            "seats": {str(seat): {"kind": kind} for seat, kind in sorted(seats.items())},
         }
         if not self.r.set(self.layout.bots(shard, gid), orjson.dumps(doc), nx=True, px=BOT_SEATS_TTL_MS):
             rej = RejectionInfo(code=GAME_EXISTS, message=f"game {gid} exists already (it has bot seats)")
@@ -191,12 +194,12 @@ class ServiceClient:
         expected_version: int | None = None,
         command_id: str | None = None,
     ) -> CommandEnvelope:
-        """Build (and validate) a command envelope."""
-        return CommandEnvelope(
+        """Build (and validate) a command envelope, signed with the seat's ``token`` (which is not sent)."""
+        return CommandEnvelope.signed(
+            seat_key(token),
             command_id=command_id or new_id(),
             game_id=game_id,
             seat=seat,
-            token=token,
             expected_version=expected_version,
             payload=payload,
         )
@@ -227,15 +230,28 @@ class ServiceClient:
         pipe.execute()
         return [env.command_id for env in envelopes]
 
-    def outcome(self, game_id: str, command_id: str) -> Outcome | None:
-        """The recorded outcome of a command, if it has one yet (does not wait)."""
-        raw = self.r.get(self.layout.outcome(self.layout.shard_of(game_id), game_id, command_id))
+    def outcome(self, game_id: str, seat: int | None, command_id: str) -> Outcome | None:
+        """The recorded outcome of ``seat``'s command (None: of a game creation), if it has one (does not wait).
+
+        A refusal of a sender that proved no seat (wrong token, unknown game) is not recorded: only replied.
+        """
+        raw = self.r.get(self.layout.outcome(self.layout.shard_of(game_id), game_id, _scope(seat), command_id))
         return Outcome.model_validate_json(raw) if raw is not None else None
 
-    def wait(self, game_id: str, command_id: str, timeout: float = 10.0) -> Outcome:
-        """Block until the command's outcome arrives; raises TimeoutError after ``timeout`` seconds."""
+    def outcome_of(self, env: CommandEnvelope | CreateEnvelope) -> Outcome | None:
+        """:meth:`outcome` of a submitted envelope."""
+        return self.outcome(env.game_id, _seat_of(env), env.command_id)
+
+    def wait(
+        self, game_id: str, seat: int | None, command_id: str, timeout: float = 10.0, digest: str | None = None
+    ) -> Outcome:
+        """Block until the outcome of ``seat``'s command (None: a creation) arrives; TimeoutError after ``timeout``.
+
+        ``digest``: the content digest of the command waited for; a stored outcome of another command under
+        the same id is then answered as the worker will answer it, ``command_id_conflict``.
+        """
         shard = self.layout.shard_of(game_id)
-        reply_key = self.layout.reply(shard, game_id, command_id)
+        reply_key = self.layout.reply(shard, game_id, _scope(seat), command_id)
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -244,11 +260,17 @@ class ServiceClient:
             got = self.r.blpop([reply_key], timeout=max(0.01, min(left, 1.0)))
             if got is not None:
                 return Outcome.model_validate_json(got[1])
-            known = self.outcome(game_id, command_id)
+            known = self.outcome(game_id, seat, command_id)
             if known is not None:
+                if digest is not None and not known.answers(digest):
+                    return conflict_outcome(command_id, game_id, shard, digest)
                 return known
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"no outcome for command {command_id} of game {game_id} in {timeout}s")
+
+    def wait_on(self, env: CommandEnvelope | CreateEnvelope, timeout: float = 10.0) -> Outcome:
+        """:meth:`wait` for a submitted envelope."""
+        return self.wait(env.game_id, _seat_of(env), env.command_id, timeout, digest=env.digest())
 
     def send(
         self,
@@ -262,5 +284,14 @@ class ServiceClient:
         timeout: float = 10.0,
     ) -> Outcome:
         """Submit a command and wait for its outcome."""
-        cid = self.submit(game_id, seat, token, payload, expected_version=expected_version, command_id=command_id)
-        return self.wait(game_id, cid, timeout)
+        env = self.envelope(game_id, seat, token, payload, expected_version=expected_version, command_id=command_id)
+        self.submit_many([env])
+        return self.wait_on(env, timeout)
+
+
+def _scope(seat: int | None) -> str:
+    return CREATE_SCOPE if seat is None else str(seat)
+
+
+def _seat_of(env: CommandEnvelope | CreateEnvelope) -> int | None:
+    return env.seat if isinstance(env, CommandEnvelope) else None

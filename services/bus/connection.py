@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import fakeredis
 import redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.retry import Retry
 
 _lock = threading.Lock()
 _embedded: fakeredis.FakeServer | None = None
@@ -49,19 +52,26 @@ def cluster_url(url: str) -> str | None:
     return None
 
 
-def connect(url: str | None = None) -> redis.Redis:
+def connect(url: str | None = None, socket_timeout: float | None = None) -> redis.Redis:
     """A Redis client for ``url``, else env REDIS_URL, else the embedded fakeredis server.
 
     A cluster URL (see :func:`cluster_url`) gives a ``RedisCluster`` client. Responses are bytes (no
-    decoding): stream payloads and snapshots are binary-safe that way.
+    decoding): stream payloads and snapshots are binary-safe that way. ``socket_timeout`` (seconds): how long
+    to wait for any answer before raising ``TimeoutError`` (a frozen Redis), which is then not retried (a lost
+    connection is, once); it must exceed the longest blocking command the caller sends. None keeps redis-py's
+    defaults.
     """
     url = url or os.environ.get("REDIS_URL")
     if url:
+        timeouts: dict[str, Any] = {}
+        if socket_timeout is not None:
+            timeouts = {"socket_timeout": socket_timeout, "socket_connect_timeout": socket_timeout}
+            timeouts["retry"] = Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,))
         seed = cluster_url(url)
         if seed is not None:
             # Typed as redis.Redis for the callers: RedisCluster offers the same commands the service uses.
-            return RedisCluster.from_url(seed, health_check_interval=30)  # type: ignore[return-value]
-        return redis.Redis.from_url(url, health_check_interval=30)
+            return RedisCluster.from_url(seed, health_check_interval=30, **timeouts)  # type: ignore[return-value]
+        return redis.Redis.from_url(url, health_check_interval=30, **timeouts)
     return fakeredis.FakeRedis(server=embedded_server())
 
 

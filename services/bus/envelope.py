@@ -5,13 +5,15 @@ outside the JSON payload means a command id can still be read, and answered, whe
 
 A **command** (``kind`` absent or ``"cmd"``)::
 
-    id       command id chosen by the client, [A-Za-z0-9_.:-]{1,128}; unique per game (a uuid4 hex is fine)
+    id       command id chosen by the client, [A-Za-z0-9_.:-]{1,128}; scoped to the sending seat (the same id
+             sent by two seats names two commands); clients pick unguessable ids (:func:`new_id`)
     game     game id, [A-Za-z0-9_.-]{1,64}
     seat     the sending seat, decimal int (0-based)
-    token    the seat's secret token (from create_game)
-    token_sha256  instead of ``token``, only in an entry an operator put back from the dead letters
-             (``throne dead-letters retry``): a dead letter keeps the token's digest, never the token, and
-             whoever can write the stream can already write the game's keys, so the digest grants no more
+    proof    HMAC-SHA256 (hex) of this one command, keyed with the sha256 digest of the seat's token (the
+             digest stored with the game): see :func:`command_proof`. It proves the seat without being a
+             secret anyone could reuse: it is bound to (game, seat, command id, expected version, payload),
+             so a copy read from Redis or its AOF can neither be replayed for another command nor be used
+             as a token at the gateway. The raw token never travels on the bus.
     ver      optional expected version: the number of events the client believes the game has
     payload  the command as a JSON object (at most MAX_PAYLOAD bytes); the worker sets ``payload["seat"]``
              from ``seat`` and rejects a payload that names another seat
@@ -25,26 +27,31 @@ A **game creation** (``kind = "create"``)::
     seed         decimal int; recorded by the game's first event
     tokens       JSON list of sha256 hex digests of the seats' secret tokens (the secrets never travel)
 
-The **outcome** (:class:`Outcome`) is stored under the command id (duplicate check) and pushed to the
-submitter's reply list; it is ``accepted`` (with the version range of the new events), ``rejected`` (with a
-typed ``{code, message}``) or ``dead_letter`` (processing failed too often; the reason is in ``rejection``).
+The **outcome** (:class:`Outcome`) is stored under (game, scope, command id), the scope being the seat (or
+``new`` for a creation), and pushed to the submitter's reply list; it is ``accepted`` (with the version range of
+the new events), ``rejected`` (with a typed ``{code, message}``) or ``dead_letter`` (processing failed on the
+command's own content; the reason is in ``rejection``). It carries ``digest``, the sha256 of the command's
+content (:func:`content_digest`): the same id sent again with other content is refused as
+``command_id_conflict`` instead of being answered with the first outcome.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from events.base import summarize_validation_error
-from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
+from services.bus.keys import COMMAND_ID_RE, CREATE_SCOPE, GAME_ID_RE, NO_SCOPE
 
 MAX_PAYLOAD = 64 * 1024
 """Upper bound of a command payload (and of create settings), in bytes."""
-MAX_TOKEN = 256
 MAX_PLAYERS = 16
+HEX64 = r"^[0-9a-f]{64}$"
 
 # Rejection codes the service adds to those a game's ``decide`` returns.
 BAD_ENVELOPE = "bad_envelope"
@@ -57,6 +64,43 @@ BAD_COMMAND = "bad_command"
 GAME_OVER = "game_over"
 GAME_EXISTS = "game_exists"
 DEAD_LETTER = "dead_letter"
+COMMAND_ID_CONFLICT = "command_id_conflict"
+
+
+def new_id() -> str:
+    """A fresh, unguessable id for a game or a command (128 random bits)."""
+    return secrets.token_hex(16)
+
+
+def hash_token(token: str) -> str:
+    """The sha256 hex digest a seat token is stored as."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def seat_key(token: str) -> bytes:
+    """The key a seat signs its commands with: the sha256 of its token (raw bytes of what is stored as hex)."""
+    return hashlib.sha256(token.encode()).digest()
+
+
+def _canonical(value: Any) -> bytes:
+    # Sorted keys: the same command serialized in another key order (a client's retry, JSON re-parsed by the
+    # worker) gives the same bytes. The worker re-parses the payload from the stream, so whatever the client
+    # signs must survive a JSON round trip unchanged, which orjson's own output does.
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def command_proof(
+    key: bytes, game_id: str, seat: int, command_id: str, expected_version: int | None, payload: dict[str, Any]
+) -> str:
+    """HMAC-SHA256 (hex) of one command under a seat's key (:func:`seat_key`)."""
+    message = _canonical([game_id, seat, command_id, expected_version, payload])
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def content_digest(seat: int | None, expected_version: int | None, payload: Any) -> str:
+    """The sha256 (hex) of a command's content, stored with its outcome: a command id sent again with other
+    content (another payload or expected version) is a ``command_id_conflict``, not a duplicate."""
+    return hashlib.sha256(_canonical([seat, expected_version, payload])).hexdigest()
 
 
 class _Strict(BaseModel):
@@ -64,20 +108,54 @@ class _Strict(BaseModel):
 
 
 class CommandEnvelope(_Strict):
-    """A seat's command as submitted."""
+    """A seat's command as submitted, with the proof that the seat sent it."""
 
     command_id: str = Field(pattern=COMMAND_ID_RE.pattern)
     game_id: str = Field(pattern=GAME_ID_RE.pattern)
     seat: int = Field(ge=0, lt=MAX_PLAYERS)
-    token: str = Field(max_length=MAX_TOKEN)
+    proof: str = Field(pattern=HEX64)
     expected_version: int | None = Field(default=None, ge=0)
     payload: dict[str, Any]
-    token_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    """Set (and ``token`` empty) only for a command put back from the dead letters: see ``token_sha256``."""
 
-    def presented_digest(self) -> str:
-        """The sha256 of the token the sender presented, to compare with the seat's stored digest."""
-        return self.token_digest if self.token_digest is not None else hash_token(self.token)
+    @classmethod
+    def signed(
+        cls,
+        key: bytes,
+        *,
+        command_id: str,
+        game_id: str,
+        seat: int,
+        payload: dict[str, Any],
+        expected_version: int | None = None,
+    ) -> CommandEnvelope:
+        """An envelope whose proof is computed with the seat's ``key`` (:func:`seat_key` of its token)."""
+        proof = command_proof(key, game_id, seat, command_id, expected_version, payload)
+        return cls(
+            command_id=command_id,
+            game_id=game_id,
+            seat=seat,
+            proof=proof,
+            expected_version=expected_version,
+            payload=payload,
+        )
+
+    @property
+    def scope(self) -> str:
+        """Where this command's outcome and reply live: its seat's scope of command ids."""
+        return str(self.seat)
+
+    def digest(self) -> str:
+        """The sha256 of this command's content (see :func:`content_digest`)."""
+        return content_digest(self.seat, self.expected_version, self.payload)
+
+    def verify(self, stored_digest: str) -> bool:
+        """Whether the proof was made with the key of the token whose sha256 hex is ``stored_digest``."""
+        try:
+            key = bytes.fromhex(stored_digest)
+        except ValueError:
+            return False
+        expected = command_proof(key, self.game_id, self.seat, self.command_id, self.expected_version, self.payload)
+        return hmac.compare_digest(expected, self.proof)
 
     def to_fields(self) -> dict[str, bytes]:
         """The stream entry for this command."""
@@ -85,12 +163,9 @@ class CommandEnvelope(_Strict):
             "id": self.command_id.encode(),
             "game": self.game_id.encode(),
             "seat": str(self.seat).encode(),
-            "token": self.token.encode(),
+            "proof": self.proof.encode(),
             "payload": orjson.dumps(self.payload),
         }
-        if self.token_digest is not None:
-            del fields["token"]
-            fields["token_sha256"] = self.token_digest.encode()
         if self.expected_version is not None:
             fields["ver"] = str(self.expected_version).encode()
         return fields
@@ -106,6 +181,15 @@ class CreateEnvelope(_Strict):
     settings: dict[str, Any] = Field(default_factory=dict)
     seed: int
     token_hashes: list[str]
+
+    @property
+    def scope(self) -> str:
+        """Where a creation's outcome and reply live (no seat sends it)."""
+        return CREATE_SCOPE
+
+    def digest(self) -> str:
+        """The sha256 of this creation's content (a creation id sent again with other content conflicts)."""
+        return content_digest(None, None, [self.game_name, self.players, self.settings, self.seed, self.token_hashes])
 
     def to_fields(self) -> dict[str, bytes]:
         """The stream entry for this creation."""
@@ -129,7 +213,7 @@ class RejectionInfo(_Strict):
 
 
 class Outcome(_Strict):
-    """The one outcome of a command, correlated by ``command_id``."""
+    """The one outcome of a command, correlated by (game, scope, ``command_id``)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -145,11 +229,32 @@ class Outcome(_Strict):
     over: bool = False
     """Whether the game is over after this command."""
     rejection: RejectionInfo | None = None
+    digest: str | None = None
+    """The sha256 of the content of the command this outcome answers (None: unknown, e.g. an unreadable entry)."""
 
     @property
     def accepted(self) -> bool:
         """Whether the command was accepted."""
         return self.status == "accepted"
+
+    def answers(self, digest: str) -> bool:
+        """Whether this outcome may answer a command with content ``digest`` (same content, or unknown)."""
+        return self.digest is None or hmac.compare_digest(self.digest, digest)
+
+
+def conflict_outcome(command_id: str, game_id: str, shard: int, digest: str | None) -> Outcome:
+    """The answer to a command id that already names a command with other content."""
+    return Outcome(
+        command_id=command_id,
+        game_id=game_id,
+        shard=shard,
+        status="rejected",
+        digest=digest,
+        rejection=RejectionInfo(
+            code=COMMAND_ID_CONFLICT,
+            message=f"command id {command_id!r} was used already for another command of this seat; use a new id",
+        ),
+    )
 
 
 class EnvelopeError(Exception):
@@ -167,12 +272,17 @@ class EnvelopeError(Exception):
         self.game_id = game_id
 
 
-def hash_token(token: str) -> str:
-    """The sha256 hex digest a seat token is stored as."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 summarize = summarize_validation_error
+
+
+def entry_scope(fields: dict[bytes, bytes]) -> str:
+    """The scope of a raw entry's outcome: its seat, ``new`` for a creation, ``_`` when it names no usable seat."""
+    if fields.get(b"kind") == b"create":
+        return CREATE_SCOPE
+    seat = fields.get(b"seat", b"")
+    if seat.isdigit() and len(seat) <= 2 and int(seat) < MAX_PLAYERS:
+        return str(int(seat))
+    return NO_SCOPE
 
 
 def _text(fields: dict[bytes, bytes], name: bytes) -> str | None:
@@ -225,16 +335,15 @@ def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> C
             seat = _int(fields, b"seat", ids)
             if seat is None:
                 raise EnvelopeError(BAD_ENVELOPE, "missing field 'seat'", *ids)
-            token = _text(fields, b"token")
-            digest = _text(fields, b"token_sha256") if token is None else None
-            if token is None and digest is None:
-                raise EnvelopeError(BAD_ENVELOPE, "missing or undecodable field 'token'", *ids)
+            proof = _text(fields, b"proof")
+            if proof is None:
+                # (An entry with a raw 'token' field comes from an old client: tokens are not accepted on the bus.)
+                raise EnvelopeError(BAD_ENVELOPE, "missing field 'proof' (the seat's HMAC of the command)", *ids)
             return CommandEnvelope(
                 command_id=cid,
                 game_id=gid,
                 seat=seat,
-                token=token or "",
-                token_digest=digest,
+                proof=proof,
                 expected_version=_int(fields, b"ver", ids),
                 payload=_json(fields, b"payload", ids, max_payload),
             )

@@ -19,10 +19,14 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:game:<gid>:snap          hash     ``v`` (version) and ``d`` (decider snapshot bytes)
     throne:{s17}:game:<gid>:commands      stream   every accepted or rejected command; id ``<version>-<n>``
     throne:{s17}:game:<gid>:archive       string   zlib(JSON) of meta + every event, once off the hot path
-    throne:{s17}:out:<gid>:<cid>          string   the outcome of a command (duplicate check), with a TTL
-    throne:{s17}:reply:<gid>:<cid>        list     the reply to the submitter (BLPOP), with a short TTL
+    throne:{s17}:out:<gid>:<scope>:<cid>  string   the outcome of a command (duplicate check), with a TTL
+    throne:{s17}:reply:<gid>:<scope>:<cid> list    the reply to the submitter (BLPOP), with a short TTL
     throne:{s17}:botgames                 set      games with seats played by the bots process
-    throne:{s17}:game:<gid>:bots          string   JSON: the bot seats of a game (kind, seat token), until it ends
+    throne:{s17}:game:<gid>:bots          string   JSON: the bot seats of a game (their kinds), until it ends
+
+``<scope>`` is the sending seat (a command id is scoped to its seat: the same id sent by two seats names two
+commands, and one seat's ids can never decide another seat's command), ``new`` for a game creation, ``_`` for
+an entry that names no usable seat.
 """
 
 from __future__ import annotations
@@ -44,6 +48,10 @@ GAME_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 COMMAND_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 NO_GAME = "_"
 """Stands for the game id in outcome/reply keys of an entry whose game id is unusable."""
+CREATE_SCOPE = "new"
+"""The scope of a game creation's command id (no seat sends it)."""
+NO_SCOPE = "_"
+"""The scope of an entry that names no usable seat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,20 +128,20 @@ class Layout:
         return f"{self.tag(shard)}:game:{game_id}:commands"
 
     def bots(self, shard: int, game_id: str) -> str:
-        """A game's bot seats: JSON ``{"created_ms", "seats": {seat: {"kind", "token"}}}``."""
+        """A game's bot seats: JSON ``{"created_ms", "seats": {seat: {"kind"}}}`` (no secret: see services/bots)."""
         return f"{self.tag(shard)}:game:{game_id}:bots"
 
     def archive(self, shard: int, game_id: str) -> str:
         """A trimmed game's archive blob."""
         return f"{self.tag(shard)}:game:{game_id}:archive"
 
-    def outcome(self, shard: int, game_id: str, command_id: str) -> str:
-        """The recorded outcome of one command (also the duplicate check)."""
-        return f"{self.tag(shard)}:out:{game_id}:{command_id}"
+    def outcome(self, shard: int, game_id: str, scope: str, command_id: str) -> str:
+        """The recorded outcome of one command of ``scope`` (a seat, ``new``, ``_``); also the duplicate check."""
+        return f"{self.tag(shard)}:out:{game_id}:{scope}:{command_id}"
 
-    def reply(self, shard: int, game_id: str, command_id: str) -> str:
-        """The list the submitter of one command waits on."""
-        return f"{self.tag(shard)}:reply:{game_id}:{command_id}"
+    def reply(self, shard: int, game_id: str, scope: str, command_id: str) -> str:
+        """The list the submitter of one command of ``scope`` waits on."""
+        return f"{self.tag(shard)}:reply:{game_id}:{scope}:{command_id}"
 
 
 def parse_shards(spec: str, total: int) -> list[int]:

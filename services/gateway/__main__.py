@@ -25,6 +25,7 @@ import uvicorn
 from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
 from services.gateway.app import create_app
+from services.gateway.asyncbus import SOCKET_TIMEOUT
 from services.gateway.limits import Limits
 from services.log import configure, get_logger
 from services.worker.rules_worker import RulesWorker
@@ -57,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         importlib.import_module(module)
     env_layout = Layout.from_env()
     layout = Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
-    client = connect(args.redis_url)
+    # A socket timeout on the gateway's own clients: a frozen Redis is answered 503, not waited on for ever.
+    client = connect(args.redis_url, socket_timeout=SOCKET_TIMEOUT)
     limits = Limits(
         max_body=args.max_body, rate=args.rate, burst=args.burst, address_rate=args.address_rate,
         address_burst=args.address_burst, command_timeout=args.command_timeout,

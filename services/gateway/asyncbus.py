@@ -4,6 +4,15 @@ The same protocol as :class:`services.bus.client.ServiceClient` (XADD to the sha
 the command's reply list, the stored outcome as fallback), on ``redis.asyncio`` so that thousands of waiting
 requests and open WebSocket feeds cost coroutines, not threads. Every call touches one key, so it works the
 same on a single Redis and on a Redis Cluster.
+
+Outcomes and replies are scoped to the seat that sent the command (the seat the bearer token proved): one seat
+can neither read nor wait on another seat's command ids.
+
+The asyncio client has a socket timeout (:data:`SOCKET_TIMEOUT`, or the synchronous client's own), so that a
+Redis that stops answering is noticed (``TimeoutError``, answered 503 by the gateway) instead of hanging every
+request; blocking reads are kept shorter than it. It retries a lost connection once, at once (a pooled
+connection Redis closed), and a timeout never: redis-py's default (ten retries with backoff) would hold a
+request for many times the timeout, where the client is better told 503 and when to come back.
 """
 
 from __future__ import annotations
@@ -15,32 +24,56 @@ import fakeredis
 import redis
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 
-from services.bus.envelope import CommandEnvelope, Outcome
+from services.bus.envelope import CommandEnvelope, Outcome, conflict_outcome
 from services.bus.keys import Layout
 from services.store.eventstore import event_id, version_of
 
+SOCKET_TIMEOUT = 5.0
+"""Seconds the gateway waits for any Redis answer before it calls Redis unavailable (503)."""
+_BLPOP_SLICE = 1.0
 
-def async_twin(client: redis.Redis) -> Any:
-    """An asyncio client on the same server as the synchronous ``client`` (Redis, Cluster or fakeredis)."""
+
+def async_twin(client: redis.Redis, socket_timeout: float | None = None) -> Any:
+    """An asyncio client on the same server as the synchronous ``client`` (Redis, Cluster or fakeredis).
+
+    ``socket_timeout``: default the synchronous client's, else :data:`SOCKET_TIMEOUT`.
+    """
     if isinstance(client, fakeredis.FakeRedis):
         return fakeredis.FakeAsyncRedis(server=client.connection_pool.connection_kwargs["server"])
     if isinstance(client, RedisCluster):
         node = client.get_default_node()
-        return AsyncRedisCluster(host=node.host, port=node.port)
+        timeout = socket_timeout or SOCKET_TIMEOUT
+        return AsyncRedisCluster(host=node.host, port=node.port, socket_timeout=timeout)
     kw = client.connection_pool.connection_kwargs
+    timeout = socket_timeout or kw.get("socket_timeout") or SOCKET_TIMEOUT
+    common: dict[str, Any] = {
+        "db": kw.get("db", 0),
+        "password": kw.get("password"),
+        "socket_timeout": timeout,
+        "socket_connect_timeout": kw.get("socket_connect_timeout") or timeout,
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)),
+    }
     if "path" in kw:
-        return aredis.Redis(unix_socket_path=kw["path"], db=kw.get("db", 0), password=kw.get("password"))
+        return aredis.Redis(unix_socket_path=kw["path"], **common)
     return aredis.Redis(
         host=kw.get("host", "localhost"),
         port=kw.get("port", 6379),
-        db=kw.get("db", 0),
         username=kw.get("username"),
-        password=kw.get("password"),
         ssl=client.connection_pool.connection_class.__name__ == "SSLConnection",
         health_check_interval=30,
+        **common,
     )
+
+
+def _socket_timeout(client: Any) -> float | None:
+    pool = getattr(client, "connection_pool", None)
+    kwargs = getattr(pool, "connection_kwargs", None) or {}
+    value = kwargs.get("socket_timeout")
+    return float(value) if value else None
 
 
 class AsyncBus:
@@ -49,42 +82,50 @@ class AsyncBus:
     def __init__(self, client: Any, layout: Layout) -> None:
         self.r = client
         self.layout = layout
+        timeout = _socket_timeout(client)
+        # A blocking read must end (server side) before the socket timeout would call Redis unavailable.
+        self._max_block_ms = None if timeout is None else max(100, int(timeout * 1000) - 1000)
+        self._blpop_slice = _BLPOP_SLICE if timeout is None else max(0.01, min(_BLPOP_SLICE, timeout / 2))
 
     async def submit(self, env: CommandEnvelope) -> None:
         """Put one command on its game's shard stream."""
         await self.r.xadd(self.layout.cmds(self.layout.shard_of(env.game_id)), env.to_fields())
 
-    async def outcome(self, game_id: str, command_id: str) -> Outcome | None:
-        """The stored outcome of a command, if it has one yet."""
-        raw = await self.r.get(self.layout.outcome(self.layout.shard_of(game_id), game_id, command_id))
+    async def outcome(self, game_id: str, seat: int, command_id: str) -> Outcome | None:
+        """The stored outcome of ``seat``'s command ``command_id``, if it has one yet."""
+        key = self.layout.outcome(self.layout.shard_of(game_id), game_id, str(seat), command_id)
+        raw = await self.r.get(key)
         return Outcome.model_validate_json(raw) if raw is not None else None
 
-    async def wait(self, game_id: str, command_id: str, timeout: float, fresh: bool = True) -> Outcome | None:
-        """The command's outcome as soon as it is pushed, or None after ``timeout`` seconds.
+    async def known(self, env: CommandEnvelope) -> Outcome | None:
+        """The stored outcome of ``env``'s command id, if any: its first outcome when it names the same
+        command, else ``command_id_conflict`` (as the worker answers another command under a used id)."""
+        known = await self.outcome(env.game_id, env.seat, env.command_id)
+        if known is None or known.answers(env.digest()):
+            return known
+        return conflict_outcome(env.command_id, env.game_id, self.layout.shard_of(env.game_id), env.digest())
 
-        ``fresh``: the command id was never submitted before (a client-chosen id may be a retry, whose outcome
-        is already stored and whose reply may have been taken).
-        """
-        if not fresh:
-            known = await self.outcome(game_id, command_id)
-            if known is not None:
-                return known
-        reply = self.layout.reply(self.layout.shard_of(game_id), game_id, command_id)
+    async def wait(self, env: CommandEnvelope, timeout: float) -> Outcome | None:
+        """The outcome of the submitted ``env`` as soon as it is pushed, or None after ``timeout`` seconds."""
+        reply = self.layout.reply(self.layout.shard_of(env.game_id), env.game_id, env.scope, env.command_id)
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             # BLPOP wakes on the worker's push; short slices fall back to the stored outcome (a reply taken by
             # another waiter on the same command id, or expired).
-            got = await self.r.blpop([reply], timeout=max(0.01, min(left, 1.0)))
+            got = await self.r.blpop([reply], timeout=max(0.01, min(left, self._blpop_slice)))
             if got is not None:
                 return Outcome.model_validate_json(got[1])
-            known = await self.outcome(game_id, command_id)
+            known = await self.known(env)
             if known is not None or time.monotonic() >= deadline:
                 return known
 
     async def events_after(self, game_id: str, after: int, block_ms: int, count: int = 500) -> list[tuple[int, bytes]]:
-        """Events with version > ``after`` from the game's hot stream, waiting up to ``block_ms`` for one."""
+        """Events with version > ``after`` from the game's hot stream, waiting up to ``block_ms`` for one
+        (at most a little less than the socket timeout: the caller loops)."""
         key = self.layout.events(self.layout.shard_of(game_id), game_id)
+        if self._max_block_ms is not None:
+            block_ms = min(block_ms, self._max_block_ms)
         got = await self.r.xread({key: event_id(after)}, count=count, block=block_ms)
         if not got:
             return []

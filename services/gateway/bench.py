@@ -89,7 +89,7 @@ def _create(url: str, layout: Layout, scripts: Sequence[perf.GameScript], tag: s
     games = [s.envelopes(f"{tag}{i}") for i, s in enumerate(scripts)]
     client.submit_many([create for create, _ in games])
     for create, _ in games:
-        if not client.wait(create.game_id, create.command_id, timeout=30).accepted:
+        if not client.wait_on(create, timeout=30).accepted:
             raise RuntimeError(f"game {create.game_id} not created")
     return [commands for _, commands in games]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.bus.envelope import summarize
+from services.bus.faults import LogThrottle, fault_kind, is_transient
 from services.log import get_logger
 
 # Codes of the gateway itself (a rules rejection keeps the game's own code, e.g. ``not_your_turn``).
@@ -40,6 +42,9 @@ OUTCOME_TIMEOUT = "outcome_timeout"
 DEAD_LETTER = "dead_letter"
 INTERNAL = "internal_error"
 UNAVAILABLE = "unavailable"
+REDIS_UNAVAILABLE = "redis_unavailable"
+RETRY_AFTER_S = 2
+"""Retry-After (seconds) of a 503 ``redis_unavailable``: about the gateway's socket timeout and retry backoff."""
 
 _STATUS_CODES = {
     400: BAD_REQUEST,
@@ -53,6 +58,7 @@ _STATUS_CODES = {
 }
 
 log = get_logger("gateway")
+_refusals = LogThrottle()
 
 
 class JsonResponse(Response):
@@ -139,6 +145,24 @@ def install_handlers(app: FastAPI) -> None:
         code = _STATUS_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(redis.RedisError)
+    async def _redis(request: Request, exc: redis.RedisError) -> JsonResponse:
+        # Redis refusing writes (out of memory, read-only during a fail-over, loading) or not answering (a
+        # frozen or unreachable server: timeouts) says nothing about the request: 503, try again shortly.
+        if is_transient(exc):
+            suppressed = _refusals.ready()  # one line per 10 s of an outage, not one per request
+            if suppressed is not None:
+                log.warning(
+                    "gateway.redis_unavailable", path=request.url.path, kind=fault_kind(exc), error=str(exc)[:200],
+                    not_logged=suppressed,
+                )  # fmt: skip
+            return error_response(
+                503, REDIS_UNAVAILABLE, f"the service's store can not take this now ({fault_kind(exc)}); retry shortly",
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            )  # fmt: skip
+        log.error("gateway.internal_error", path=request.url.path, error=repr(exc), exc_info=exc)
+        return error_response(500, INTERNAL, "internal error (logged)")
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JsonResponse:

@@ -55,10 +55,12 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         401: "unauthorized: no token, or not a seat token of this game",
         403: "forbidden_seat: the token of another seat; game_running",
         404: "unknown_game / not_found",
-        409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, ambiguous_choice",
+        409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, command_id_conflict, "
+        "ambiguous_choice",
         413: "payload_too_large",
         422: "validation_error / bad_command",
         429: "rate_limited",
+        503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
         504: "outcome_timeout",
     }.items()
 }
@@ -141,13 +143,17 @@ async def send_command(body: CommandRequest, request: Request, game_id: str = Ga
 async def command_outcome(
     request: Request, game_id: str = GameId, command_id: str = Path(pattern=COMMAND_ID_RE.pattern)
 ) -> CommandResult:
-    """The outcome of a command sent earlier (e.g. after ``outcome_timeout``); 404 ``unknown_command`` if none yet."""
+    """The outcome of a command this seat sent earlier (e.g. after ``outcome_timeout``).
+
+    Command ids belong to the seat that sent them: the token's seat sees only its own commands' outcomes, and
+    any other id (none yet, expired, or another seat's) is 404 ``not_found``.
+    """
     gw = _gw(request)
     info = await gw.info(game_id)
     seat = seat_of(info, _token(request))
-    outcome = await gw.bus.outcome(game_id, command_id)
+    outcome = await gw.bus.outcome(game_id, seat, command_id)
     if outcome is None:
-        raise ApiError(404, "unknown_command", f"no outcome for command {command_id!r} (yet)")
+        raise ApiError(404, E.NOT_FOUND, f"no outcome of a command {command_id!r} of this seat (yet)")
     return await gw.result(outcome, seat)
 
 

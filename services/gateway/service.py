@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 
 from services.bus import envelope as env_mod
 from services.bus.client import ServiceClient, new_id
-from services.bus.envelope import CommandEnvelope, Outcome, summarize
+from services.bus.envelope import CommandEnvelope, Outcome, seat_key, summarize
 from services.bus.keys import Layout
 from services.gateway import errors as E
 from services.gateway.asyncbus import AsyncBus
@@ -37,6 +37,7 @@ _REJECTION_STATUS = {
     env_mod.UNKNOWN_GAME: 404,
     env_mod.PAYLOAD_TOO_LARGE: 413,
     env_mod.DEAD_LETTER: 503,
+    env_mod.COMMAND_ID_CONFLICT: 409,
 }
 
 
@@ -160,7 +161,8 @@ class Gateway:
         expected_version: int | None,
         command_id: str | None,
     ) -> CommandEnvelope:
-        """Check a seat's command against the game's command model and wrap it for the bus.
+        """Check a seat's command against the game's command model and wrap it for the bus, signed with the
+        seat's token (the token itself never goes to Redis: the envelope carries a proof bound to this command).
 
         A command naming another seat is 403 ``forbidden_seat``; one the game can not parse is 422
         ``bad_command``; neither reaches the bus.
@@ -175,20 +177,27 @@ class Gateway:
             raise ApiError(422, E.BAD_COMMAND, summarize(exc)) from None
         except (ValueError, TypeError) as exc:
             raise ApiError(422, E.BAD_COMMAND, str(exc)[:300]) from None
-        return CommandEnvelope(
+        return CommandEnvelope.signed(
+            seat_key(token),
             command_id=command_id or new_id(),
             game_id=info.game_id,
             seat=seat,
-            token=token,
             expected_version=expected_version,
             payload=payload,
         )
 
     async def execute(self, env: CommandEnvelope, fresh: bool) -> Outcome:
-        """Submit a command and await its outcome; 504 ``outcome_timeout`` (with the command id) if none comes."""
+        """Submit a command and await its outcome; 504 ``outcome_timeout`` (with the command id) if none comes.
+
+        ``fresh``: the command id was made here, so it can have no outcome yet. A client-chosen id may be a
+        retry: its stored outcome answers it (or ``command_id_conflict`` when the id named another command of
+        this seat), and nothing is submitted again.
+        """
         started = time.perf_counter()
-        await self.bus.submit(env)
-        outcome = await self.bus.wait(env.game_id, env.command_id, self.limits.command_timeout, fresh=fresh)
+        outcome = None if fresh else await self.bus.known(env)
+        if outcome is None:
+            await self.bus.submit(env)
+            outcome = await self.bus.wait(env, self.limits.command_timeout)
         ms = round((time.perf_counter() - started) * 1000, 2)
         shard = self.layout.shard_of(env.game_id)
         if outcome is None:

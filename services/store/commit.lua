@@ -22,19 +22,30 @@ ARGV
   15 outcome ttl (ms, 0 keeps it forever)
   16 feed maxlen (approximate trim)
   17 command log kind: "cmd" | "create" | "" (nothing to log: dead letters, entries without a usable game)
-  18 seat of the command ("" for a creation)
+  18 seat of the command ("" for a creation or an entry naming no usable seat)
   19 the command as JSON (for a creation: name, players, settings, seed; never a token)
-  20 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
-  21 .. 20+2M: the pairs
+  20 digest of the command's content ("" unknown): the same command id with another digest is a conflict
+  21 record: "1" checks for an earlier outcome of the command id and stores this one; "0" only answers the
+     submitter (a sender that proved no seat, or a command id conflict: neither may decide or shadow the
+     outcome of the seat's command of that id)
+  22 rejections of one seat kept in the command log (0: no cap); beyond, only the counter grows
+  23 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
+  24 .. 23+2M: the pairs
   then, for append/create, one event JSON per argument
 
-The command log (KEYS[12]) gets one entry per accepted or rejected command of an existing game, written with
-its events: id `<version>-<n>` (the version after the command; n counts rejections judged at that version), so
-the command behind event v is the first entry at or after `<v>-0`. Fields: `id` command id, `k` kind, `seat`,
-`p` command JSON, `rcv` ms the command entered the stream (from its entry id), `at` ms of the commit, `o` the
-outcome JSON. Events and feed entries carry `t`, the ms of the commit.
+The command log (KEYS[12]) gets one entry per accepted command, and per rejected command up to the cap per
+seat, of an existing game, written with its events: id `<version>-<n>` (the version after the command; n
+counts rejections judged at that version), so the command behind event v is the first entry at or after
+`<v>-0`. Fields: `id` command id, `k` kind, `seat`, `p` command JSON, `rcv` ms the command entered the stream
+(from its entry id), `at` ms of the commit, `o` the outcome JSON. The meta hash counts every rejection of a
+seat in `rejected.<seat>` (`rejected.new` for creations, `rejected._` for no usable seat), kept or not.
+Events and feed entries carry `t`, the ms of the commit.
+
+Under maxmemory, Redis refuses a script at its first write that may grow memory (OOM) and never in the middle:
+a refused commit wrote nothing, and the worker retries it.
 Returns
-  {"OK", version} | {"DUP", first outcome} | {"FENCED"} | {"CONFLICT", actual version}
+  {"OK", version} | {"DUP", first outcome} | {"IDCONFLICT", first outcome} | {"FENCED"}
+  | {"CONFLICT", actual version}
 ]]
 local unpack = unpack or table.unpack
 
@@ -61,10 +72,17 @@ local function finish()
   redis.call('XDEL', KEYS[2], ARGV[3])
 end
 
--- Duplicate check: a command id that already has an outcome gets that first outcome back, writes nothing.
-if outcome ~= '' then
+-- Duplicate check: a command id that already has an outcome gets that first outcome back and writes nothing,
+-- if it names the same command; another command under a used id writes nothing here either, and the worker
+-- answers it command_id_conflict (record "0").
+local record = ARGV[21] == '1'
+if outcome ~= '' and record then
   local first = redis.call('GET', KEYS[3])
   if first then
+    local seen = string.match(first, '"digest":"(%x+)"')
+    if seen and ARGV[20] ~= '' and seen ~= ARGV[20] then
+      return {'IDCONFLICT', first}
+    end
     answer(first)
     finish()
     return {'DUP', first}
@@ -83,14 +101,14 @@ elseif base >= 0 and current ~= base then
   return {'CONFLICT', current}
 end
 
-local m = tonumber(ARGV[20])
+local m = tonumber(ARGV[23])
 local version = current
 if op == 'append' or op == 'create' then
   if m > 0 then
-    redis.call('HSET', KEYS[5], unpack(ARGV, 21, 20 + 2 * m))
+    redis.call('HSET', KEYS[5], unpack(ARGV, 24, 23 + 2 * m))
   end
   version = base
-  for j = 21 + 2 * m, #ARGV do
+  for j = 24 + 2 * m, #ARGV do
     version = version + 1
     -- Entry id 0-<version>: appending at the expected version is what makes a double write impossible.
     redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
@@ -112,7 +130,7 @@ if op == 'append' or op == 'create' then
     redis.call('HSET', KEYS[7], 'v', ARGV[12], 'd', ARGV[13])
   end
 elseif op == 'dead' then
-  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 21, 20 + 2 * m))
+  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 24, 23 + 2 * m))
 elseif op ~= 'reject' then
   return redis.error_reply('unknown op ' .. op)
 end
@@ -121,7 +139,21 @@ end
 -- on the hot path (an archived game's log is in its archive; what it answers now is just game_over).
 if ARGV[17] ~= '' and outcome ~= '' and version >= 1 and redis.call('HGET', KEYS[5], 'status') ~= 'archived' then
   local seq = 0
-  local last = redis.call('XREVRANGE', KEYS[12], '+', '-', 'COUNT', 1)[1]
+  if op == 'reject' then
+    -- Rejections are bounded per seat (an attacker's flood of refused commands must not grow the log for
+    -- ever); the counter keeps how many there were in all.
+    local who = ARGV[18]
+    if ARGV[17] == 'create' then
+      who = 'new'
+    elseif who == '' then
+      who = '_'
+    end
+    local cap = tonumber(ARGV[22])
+    if redis.call('HINCRBY', KEYS[5], 'rejected.' .. who, 1) > cap and cap > 0 then
+      seq = -1
+    end
+  end
+  local last = seq == 0 and redis.call('XREVRANGE', KEYS[12], '+', '-', 'COUNT', 1)[1]
   if last then
     local lv, ls = string.match(last[1], '^(%d+)-(%d+)$')
     if tonumber(lv) == version then
@@ -138,10 +170,12 @@ if ARGV[17] ~= '' and outcome ~= '' and version >= 1 and redis.call('HGET', KEYS
 end
 
 if outcome ~= '' then
-  if tonumber(ARGV[15]) > 0 then
-    redis.call('SET', KEYS[3], outcome, 'PX', ARGV[15])
-  else
-    redis.call('SET', KEYS[3], outcome)
+  if record then
+    if tonumber(ARGV[15]) > 0 then
+      redis.call('SET', KEYS[3], outcome, 'PX', ARGV[15])
+    else
+      redis.call('SET', KEYS[3], outcome)
+    end
   end
   answer(outcome)
 end

@@ -2,9 +2,10 @@
 discard it.
 
 A command goes to its shard's dead-letter stream when processing it failed too often (a bug in the rules, say)
-or when it cannot be read at all. The dead letter records the reason, the attempts and an excerpt of the entry
-(a seat token only as its digest). Retrying puts the entry back as it was, the token as ``token_sha256``; the
-commit's duplicate check still holds, so a retried command takes effect at most once.
+or when it cannot be read at all (a transient Redis fault never makes one). The dead letter records the
+reason, the attempts and an excerpt of the entry (with the command's proof, never a raw token). Retrying puts
+the entry back as it was, and the proof still proves the seat (it is bound to that one command); the commit's
+duplicate check still holds, so a retried command takes effect at most once.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 import orjson
 import redis
 
+from services.bus.envelope import entry_scope
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE, Layout
 from services.store.scripts import source
 
@@ -35,7 +37,7 @@ class DeadLetter:
     command_id: str
     game_id: str
     fields: dict[str, str]
-    """The excerpt of the command entry (values cut at 512 characters, a seat token as ``token_sha256``)."""
+    """The excerpt of the command entry (values cut at 512 characters; never a raw seat token)."""
     complete: bool
     """Whether ``fields`` is the whole entry, so that it can be put back."""
 
@@ -47,6 +49,11 @@ class DeadLetter:
         if not COMMAND_ID_RE.match(self.command_id) or not GAME_ID_RE.match(self.game_id):
             return "the entry has no usable command id or game id: it can never be processed"
         return None
+
+    @property
+    def scope(self) -> str:
+        """The scope of the command's id (its seat, ``new`` for a creation): where its outcome lives."""
+        return entry_scope({k.encode(): v.encode() for k, v in self.fields.items()})
 
     def to_dict(self) -> dict[str, object]:
         """As JSON-ready data."""
@@ -127,8 +134,8 @@ def retry_dead_letter(client: redis.Redis, layout: Layout, shard: int, dead_id: 
     keys = [
         layout.dead(shard),
         layout.cmds(shard),
-        layout.outcome(shard, dead.game_id, dead.command_id),
-        layout.reply(shard, dead.game_id, dead.command_id),
+        layout.outcome(shard, dead.game_id, dead.scope, dead.command_id),
+        layout.reply(shard, dead.game_id, dead.scope, dead.command_id),
     ]
     args: list[str] = [dead_id]
     for name, value in dead.fields.items():

@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,7 @@ import redis
 
 from services.bots.random_bot import choose
 from services.bus.client import ServiceClient
-from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
 from services.bus.keys import Layout
 from services.rules.registry import get_decider
 from services.worker.rules_worker import RulesWorker, WorkerConfig
@@ -62,11 +63,11 @@ class GameScript:
             token_hashes=[hash_token(t) for t in tokens],
         )
         commands = [
-            CommandEnvelope(
+            CommandEnvelope.signed(
+                seat_key(tokens[seat]),
                 command_id=f"{game_id}-{i}",
                 game_id=game_id,
                 seat=seat,
-                token=tokens[seat],
                 expected_version=version,
                 payload=payload,
             )
@@ -230,6 +231,72 @@ def measure_throughput(
     }
 
 
+def _family(key: bytes) -> str:
+    """The kind of a service key, for memory accounting: ``events``, ``out``, ``feed``, ``meta``, ..."""
+    parts = key.decode().split(":")
+    if len(parts) >= 5 and parts[2] == "game":
+        return parts[-1]
+    return parts[2] if len(parts) > 2 else "?"
+
+
+def memory_by_family(r: redis.Redis, layout: Layout) -> dict[str, int]:
+    """Bytes Redis holds for the keys of ``layout``, by kind of key (MEMORY USAGE, every element counted)."""
+    sizes: Counter[str] = Counter()
+    for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+        sizes[_family(key)] += int(r.memory_usage(key, samples=0) or 0)
+    return dict(sizes)
+
+
+def measure_game_memory(url: str, scripts: Sequence[GameScript], shards: int = 16) -> dict[str, Any]:
+    """What the games of ``scripts`` cost in Redis memory, played to their end through one rules worker.
+
+    ``used_memory`` before and after (per game, per event, per command), the bytes by kind of key right after
+    the games (replies to submitters that never read them included: they expire after a minute) and once the
+    ended games were archived (``archive_after_ms`` reached); the feed is trimmed by length (``feed_maxlen``),
+    outcomes expire after their TTL. Needs a Redis that nothing else writes to meanwhile.
+    """
+    layout = Layout(prefix=f"mem{uuid.uuid4().hex[:6]}", shards=shards)
+    r = redis.Redis.from_url(url)
+    client = ServiceClient(redis.Redis.from_url(url), layout)
+    worker = RulesWorker(
+        redis.Redis.from_url(url), range(shards), layout=layout, config=WorkerConfig(archive_after_ms=0)
+    )
+    worker.refresh_leases()  # the leases and consumer groups, before the first measure
+    before = int(r.info("memory")["used_memory"])
+    creates, per_game = [], []
+    for i, script in enumerate(scripts):
+        create, commands = script.envelopes(f"m{i}")
+        creates.append(create)
+        per_game.append(commands)
+    client.submit_many(creates)
+    worker.run_until_idle()
+    commands = _interleave(per_game)
+    for start in range(0, len(commands), 2000):
+        client.submit_many(commands[start : start + 2000])
+    worker.run_until_idle()
+    if worker.stats["append"] != len(commands):
+        raise RuntimeError(f"{worker.stats['append']} of {len(commands)} commands accepted: {dict(worker.stats)}")
+    events = sum(len(client.read_events(c.game_id)) for c in creates)
+    hot = memory_by_family(r, layout)
+    after = int(r.info("memory")["used_memory"])
+    worker.maintain()
+    archived = memory_by_family(r, layout)
+    worker.release()
+    _drop_prefix(r, layout)
+    games = len(scripts)
+    used = after - before
+    return {
+        "memory_games": games,
+        "memory_events": events,
+        "memory_commands": len(commands) + games,
+        "redis_bytes_per_game": round(used / games),
+        "redis_bytes_per_event": round(used / events, 1),
+        "redis_bytes_per_command": round(used / (len(commands) + games), 1),
+        "memory_by_key_hot": hot,
+        "memory_by_key_archived": archived,
+    }
+
+
 def _drop_prefix(r: redis.Redis, layout: Layout) -> None:
     for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
         r.unlink(key)
@@ -273,7 +340,7 @@ def measure_latency(
         boot = ServiceClient(redis.Redis.from_url(url), layout)
         boot.submit_many([c for c, _ in games])
         for create, _ in games:
-            if not boot.wait(create.game_id, create.command_id, timeout=20).accepted:
+            if not boot.wait_on(create, timeout=20).accepted:
                 raise RuntimeError(f"game {create.game_id} not created")
         samples: list[float] = []
         lock = threading.Lock()
@@ -296,7 +363,7 @@ def measure_latency(
                 next_at += interval
                 t0 = time.perf_counter()
                 client.submit_many([env])
-                outcome = client.wait(env.game_id, env.command_id, timeout=10)
+                outcome = client.wait_on(env, timeout=10)
                 local.append((time.perf_counter() - t0) * 1000)
                 if not outcome.accepted:
                     raise RuntimeError(f"rejected: {outcome}")

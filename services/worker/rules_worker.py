@@ -10,9 +10,23 @@ one EVALSHA per command in one pipeline. The script does fencing check, duplicat
 append of the events at the expected version, snapshot, feed append, outcome, reply and ack, atomically.
 
 Recovery: on taking a shard, and every few seconds, pending entries of other (dead) consumers are claimed with
-XAUTOCLAIM. An entry that fails ``max_attempts`` times, or that was delivered more often than that (a worker
-died on it), goes to the shard's dead-letter stream with the reason, and its submitter gets a ``dead_letter``
-outcome. Failures hold back only later commands of the same game, never the shard.
+XAUTOCLAIM. An entry that fails ``max_attempts`` times on its own content (the decider raises, a script error),
+or that was delivered more often than that (a worker died on it), goes to the shard's dead-letter stream with
+the reason, and its submitter gets a ``dead_letter`` outcome. Failures hold back only later commands of the
+same game, never the shard.
+
+Transient Redis faults (out of memory, connection lost, timeouts, LOADING, BUSY, READONLY, fail-over; see
+services/bus/faults.py) are no failure of a command: the commands they hit are kept in memory and committed
+again after a capped, jittered backoff, never counted as attempts; recovery and maintenance pause meanwhile,
+and the episode is logged once when it starts and once, with a summary, when it ends. Re-reading this worker's
+own pending entries goes through XPENDING and XRANGE, which, unlike XREADGROUP, leave their delivery counts
+alone: only real deliveries (a read, a claim after a crash) count toward "delivered too often".
+
+Authentication: a command's ``proof`` (an HMAC of the command keyed with the seat token's digest, see
+services/bus/envelope.py) is checked against the digest stored at creation. Only an authenticated command's
+outcome is recorded under its seat's command id; a refusal before that (no such game, no such seat, a wrong
+proof, an unreadable envelope) and a command id conflict are only answered on the reply list, so no sender can
+decide or shadow another seat's command id.
 
 Game states live in a bounded LRU cache; a missing one reloads from its snapshot plus the tail of its stream.
 The decider's states must be immutable values (``evolve`` returns a new state), which lets the worker decide
@@ -22,8 +36,6 @@ several commands of one game ahead of their commits within a batch.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import os
 import socket
 import threading
@@ -44,9 +56,12 @@ from services.bus.envelope import (
     CommandEnvelope,
     CreateEnvelope,
     EnvelopeError,
+    conflict_outcome,
+    entry_scope,
     parse_entry,
     summarize,
 )
+from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import GROUP, NO_GAME, Layout
 from services.bus.streams import GroupReader
 from services.log import get_logger
@@ -94,8 +109,17 @@ class WorkerConfig:
     cache_size: int = 10_000
     """Game states kept in memory (LRU)."""
     reply_ttl_ms: int = 60_000
-    outcome_ttl_ms: int = 7 * 24 * 3600 * 1000
-    """How long an outcome is kept, i.e. how long a retried command is recognised as a duplicate."""
+    outcome_ttl_ms: int = 24 * 3600 * 1000
+    """How long the outcome of an accepted (or dead-lettered) command is kept, i.e. how long a retried command
+    is recognised as a duplicate: far longer than any client retries (seconds to minutes)."""
+    rejected_ttl_ms: int = 10 * 60 * 1000
+    """How long the outcome of a rejected command (or creation) is kept: a rejection changed nothing, so a
+    retry after this is simply decided again."""
+    max_logged_rejections: int = 64
+    """Rejected commands of one seat kept in a game's command log (the audit); beyond, only a counter grows."""
+    retry_first_ms: int = 10
+    retry_cap_ms: int = 2000
+    """Backoff between commits retried after a transient Redis fault (jittered, doubling up to the cap)."""
     feed_maxlen: int = 100_000
     max_payload: int = env_mod.MAX_PAYLOAD
     archive_after_ms: int = 3600 * 1000
@@ -135,6 +159,10 @@ class Plan:
     outcome: dict[str, Any]
     after: GameEntry | None = None
     reason: str = ""
+    scope: str = ""
+    """The scope of the command id (its seat, ``new``, ``_``)."""
+    digest: str = ""
+    """The sha256 of the command's content ("" unknown)."""
 
 
 @dataclass(slots=True)
@@ -171,11 +199,17 @@ class RulesWorker:
         self.cache: OrderedDict[str, GameEntry] = OrderedDict()
         self.stats: Counter[str] = Counter()
         self._attempts: dict[tuple[int, bytes], int] = {}
+        """Failures of an entry on its own content (never transient Redis faults)."""
         self._reread: set[int] = set()
+        self._retry: list[Entry] = []
+        """Entries whose commit met a transient Redis fault, in order: committed again after a backoff."""
+        self._retry_at = 0.0
         self._next_renew = 0.0
         self._next_recover = 0.0
         self._next_maintenance = time.monotonic() + self.cfg.maintenance_every_ms / 1000
         self.log = get_logger("rules_worker", worker=self.worker_id)
+        self._backoff = Backoff(self.cfg.retry_first_ms / 1000, self.cfg.retry_cap_ms / 1000)
+        self._outage = Outage(self.log)
         # One XREADGROUP over all shards on a single Redis; shard by shard (one slot each) on a cluster.
         self._reader = GroupReader(client, GROUP, self.worker_id, poll_ms=self.cfg.cluster_poll_ms)
 
@@ -197,8 +231,15 @@ class RulesWorker:
                 self.worker_id,
             )
         taken: list[int] = []
-        for shard, value in zip(self.shards, pipe.execute(), strict=True):
+        for shard, value in zip(self.shards, pipe.execute(raise_on_error=False), strict=True):
             held = self.leases.get(shard)
+            if isinstance(value, Exception):
+                if not is_transient(value):
+                    raise value
+                # (Renewing a held lease is a PEXPIRE, which Redis allows even out of memory; taking a free one
+                # is not.) A held lease stays held until it really expires: the commit's fencing check knows.
+                self._outage.failed(value, shard=shard, during="lease")
+                continue
             if value is None:
                 if held is not None:
                     self._lose(shard, "lease taken by another worker")
@@ -210,9 +251,18 @@ class RulesWorker:
                 self.leases[shard] = token
                 taken.append(shard)
                 self.log.info("lease.acquired", shard=shard, token=token)
+        failed: Exception | None = None
         for shard in taken:
-            self._on_acquire(shard)
+            try:
+                self._on_acquire(shard)
+            except Exception as exc:
+                # Its predecessor's pending entries were not claimed: do not serve the shard on this token (new
+                # entries would overtake them); the lease runs out and is taken again, with a fresh token.
+                self.leases.pop(shard, None)
+                failed = failed or exc
         self._next_renew = time.monotonic() + self.cfg.lease_ttl_ms / 3000
+        if failed is not None:
+            raise failed
         return taken
 
     def _on_acquire(self, shard: int) -> None:
@@ -227,6 +277,7 @@ class RulesWorker:
     def _lose(self, shard: int, why: str) -> None:
         self.leases.pop(shard, None)
         self._reread.discard(shard)
+        self._retry = [e for e in self._retry if e[0] != shard]  # the new owner claims them
         self._drop_shard_cache(shard)
         self.stats["leases_lost"] += 1
         self.log.warning("lease.lost", shard=shard, reason=why)
@@ -247,21 +298,27 @@ class RulesWorker:
     def run(self, stop: threading.Event | None = None) -> None:
         """Serve until ``stop`` is set; a Redis or programming error is logged and the loop goes on."""
         stop = stop or threading.Event()
-        backoff = 0.05
+        errors = Backoff(0.05, 2.0)
         self.log.info("worker.start", shards=self.shards)
         try:
             while not stop.is_set():
                 try:
                     self.step()
-                    backoff = 0.05
+                    errors.reset()
                 except redis.exceptions.NoScriptError:  # (not exported as redis.NoScriptError)
                     self.scripts = Scripts.load(self.r)
                 except Exception as exc:
-                    self.log.exception("worker.error", error=repr(exc))
-                    # Entries this worker read but did not finish are still in its pending list.
+                    if is_transient(exc):
+                        self._outage.failed(exc)  # logged once per episode, not once per attempt
+                        delay = self._backoff.next()
+                    else:
+                        self.log.exception("worker.error", error=repr(exc))
+                        delay = errors.next()
+                    # Entries this worker read but did not finish are still in its pending list (the reread
+                    # covers those kept for a retry too).
                     self._reread.update(self.leases)
-                    stop.wait(backoff)
-                    backoff = min(backoff * 2, 2.0)
+                    self._retry.clear()
+                    stop.wait(delay)
         finally:
             self.release()
             self.log.info("worker.stop", stats=dict(self.stats))
@@ -272,7 +329,7 @@ class RulesWorker:
         for _ in range(max_steps):
             n = self.step(block_ms=0)
             total += n
-            if n == 0 and not self._reread:
+            if n == 0 and not self._reread and not self._retry:
                 break
         return total
 
@@ -281,27 +338,52 @@ class RulesWorker:
         now = time.monotonic()
         if now >= self._next_renew:
             self.refresh_leases()
-        if now >= self._next_recover:
-            self.recover(list(self.leases), min_idle_ms=self.cfg.claim_idle_ms)
-            self._next_recover = now + self.cfg.recover_every_ms / 1000
-        if now >= self._next_maintenance:
-            self.maintain()
-            self._next_maintenance = now + self.cfg.maintenance_every_ms / 1000
+        if self._retry:
+            return self._step_retry(now)
+        if not self._outage.active:
+            # (Paused during a fault episode: claiming entries bumps their delivery counts, and the shard's
+            # commits wait for Redis anyway.)
+            if now >= self._next_recover:
+                self.recover(list(self.leases), min_idle_ms=self.cfg.claim_idle_ms)
+                self._next_recover = now + self.cfg.recover_every_ms / 1000
+            if now >= self._next_maintenance:
+                self.maintain()
+                self._next_maintenance = now + self.cfg.maintenance_every_ms / 1000
         if not self.leases:
             time.sleep((self.cfg.block_ms if block_ms is None else block_ms) / 1000)
             return 0
         entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
         if entries:
             self.process(entries)
+        self._after_commits()
         return len(entries)
+
+    def _step_retry(self, now: float) -> int:
+        """Commit again what a transient fault stopped, once its backoff has passed (nothing new is read
+        meanwhile, so every game's commands keep their order)."""
+        if now < self._retry_at:
+            time.sleep(min(self._retry_at - now, 0.25))
+            return 0
+        entries = [e for e in self._retry if e[0] in self.leases]
+        self._retry = []
+        self.stats["retried"] += len(entries)
+        if entries:
+            self.process(entries)
+        self._after_commits()
+        return len(entries)
+
+    def _after_commits(self) -> None:
+        if self._retry:
+            self._retry_at = time.monotonic() + self._backoff.next()
+        else:
+            self._backoff.reset()
+            self._outage.recovered(stats={"retried": self.stats["retried"]})
 
     def _read(self, block_ms: int) -> list[Entry]:
         out: list[Entry] = []
         again = sorted(self._reread & set(self.leases))
         for shard in again:
-            # ID 0: this consumer's own pending entries (failed or held back earlier), oldest first.
-            res = self.r.xreadgroup(GROUP, self.worker_id, {self.layout.cmds(shard): "0"}, count=self.cfg.batch)
-            got = res[0][1] if res else []
+            got = self._own_pending(shard)
             if len(got) < self.cfg.batch:
                 self._reread.discard(shard)
             out.extend((shard, eid, fields) for eid, fields in got)
@@ -316,6 +398,22 @@ class RulesWorker:
             shard = by_key[key]
             out.extend((shard, eid, fields) for eid, fields in got)
         return out
+
+    def _own_pending(self, shard: int) -> list[tuple[bytes, dict[bytes, bytes] | None]]:
+        """This consumer's own pending entries of ``shard`` (failed or held back earlier), oldest first.
+
+        XPENDING then XRANGE rather than XREADGROUP from id 0, which would count one more delivery of each:
+        retries after a fault must not look like a worker dying on the entry.
+        """
+        key = self.layout.cmds(shard)
+        pending = self.r.xpending_range(key, GROUP, "-", "+", self.cfg.batch, consumername=self.worker_id)
+        ids = [p["message_id"] for p in pending]
+        if not ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for eid in ids:
+            pipe.xrange(key, eid, eid)
+        return [(eid, got[0][1] if got else None) for eid, got in zip(ids, pipe.execute(), strict=True)]
 
     # --- recovery -------------------------------------------------------------------------------------
     def recover(self, shards: Sequence[int], min_idle_ms: int) -> int:
@@ -486,7 +584,8 @@ class RulesWorker:
         if isinstance(env, EnvelopeError):
             if env.command_id is None:
                 return self._dead_plan(entry, f"{env.code}: {env.message}", 1)
-            return self._reject(entry, env.command_id, env.game_id or NO_GAME, env.code, env.message)
+            # Unreadable: nobody is proven to have sent it, so it may not record an outcome under any seat's id.
+            return self._reject(entry, env.command_id, env.game_id or NO_GAME, env.code, env.message, record=False)
         gid, cid = env.game_id, env.command_id
         if gid in rnd.broken:
             raise rnd.broken[gid]
@@ -495,74 +594,67 @@ class RulesWorker:
             self._reread.add(shard)
             return None
         if self.layout.shard_of(gid) != shard:
-            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, f"game {gid} does not live on shard {shard}")
+            message = f"game {gid} does not live on shard {shard}"
+            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, message, env=env, record=False)
         game = rnd.known.get(gid)
         if isinstance(env, CreateEnvelope):
             return self._plan_create(entry, env, game, rnd)
         if game is None:
-            return self._reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game {gid}")
-        # The token comes first: an unauthenticated sender learns nothing more about the game.
+            return self._reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game {gid}", env=env, record=False)
+        # The seat's proof comes first: an unauthenticated sender learns nothing more about the game, and its
+        # refusal is recorded under no seat's command id.
         if env.seat >= len(game.token_hashes):
-            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, f"seat {env.seat} is not in this game", game)
-        if not hmac.compare_digest(env.presented_digest(), game.token_hashes[env.seat]):
-            return self._reject(entry, cid, gid, env_mod.WRONG_TOKEN, f"wrong token for seat {env.seat}", game)
+            message = f"seat {env.seat} is not in this game"
+            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, message, game, env=env, record=False)
+        if not env.verify(game.token_hashes[env.seat]):
+            message = f"wrong token for seat {env.seat} (the command's proof does not match)"
+            return self._reject(entry, cid, gid, env_mod.WRONG_TOKEN, message, game, env=env, record=False)
         if game.status != "active":
-            return self._reject(entry, cid, gid, env_mod.GAME_OVER, "the game is over", game)
+            return self._reject(entry, cid, gid, env_mod.GAME_OVER, "the game is over", game, env=env)
         if env.expected_version is not None and env.expected_version != game.version:
-            return self._reject(
-                entry,
-                cid,
-                gid,
-                env_mod.STALE_VERSION,
-                f"expected version {env.expected_version}, the game is at {game.version}",
-                game,
-            )
+            message = f"expected version {env.expected_version}, the game is at {game.version}"
+            return self._reject(entry, cid, gid, env_mod.STALE_VERSION, message, game, env=env)
         payload = env.payload
         if payload.get("seat", env.seat) != env.seat:
-            return self._reject(
-                entry,
-                cid,
-                gid,
-                env_mod.BAD_COMMAND,
-                f"payload seat {payload.get('seat')!r} is not the envelope seat {env.seat}",
-                game,
-            )
+            message = f"payload seat {payload.get('seat')!r} is not the envelope seat {env.seat}"
+            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, message, game, env=env)
         decider = game.decider
         try:
             command = decider.parse_command({**payload, "seat": env.seat})
         except ValidationError as exc:
-            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, summarize(exc), game)
+            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, summarize(exc), game, env=env)
         except (ValueError, TypeError, KeyError) as exc:
-            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], game)
+            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], game, env=env)
         execute = getattr(decider, "execute", None)
         if execute is not None:
             # Optional fast path some deciders offer: decide and fold in one pass, (events, state) back.
             done = execute(game.state, command)
             if isinstance(done, Rejection):
-                return self._reject(entry, cid, gid, done.code, done.message, game)
-            return self._append_plan(entry, "append", cid, game, done[0], rnd, meta={}, folded=done[1])
+                return self._reject(entry, cid, gid, done.code, done.message, game, env=env)
+            return self._append_plan(entry, env, "append", game, done[0], rnd, meta={}, folded=done[1])
         result = decider.decide(game.state, command)
         if isinstance(result, Rejection):
-            return self._reject(entry, cid, gid, result.code, result.message, game)
-        return self._append_plan(entry, "append", cid, game, result, rnd, meta={})
+            return self._reject(entry, cid, gid, result.code, result.message, game, env=env)
+        return self._append_plan(entry, env, "append", game, result, rnd, meta={})
 
     def _plan_create(self, entry: Entry, env: CreateEnvelope, existing: GameEntry | None, rnd: _Round) -> Plan:
         cid, gid, shard = env.command_id, env.game_id, entry[0]
         if existing is not None:
-            return self._reject(entry, cid, gid, env_mod.GAME_EXISTS, f"game {gid} exists already", existing)
+            return self._reject(entry, cid, gid, env_mod.GAME_EXISTS, f"game {gid} exists already", existing, env=env)
         try:
             decider = self._deciders(env.game_name)
         except (KeyError, ImportError):
-            return self._reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game named {env.game_name!r}")
+            return self._reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game named {env.game_name!r}", env=env)
         hashes = env.token_hashes
         if len(hashes) != len(env.players) or any(len(h) != 64 or not set(h) <= _HEX for h in hashes):
-            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, "need one sha256 hex token hash per player")
+            message = "need one sha256 hex token hash per player"
+            return self._reject(entry, cid, gid, env_mod.BAD_ENVELOPE, message, env=env)
         try:
             events = decider.start(env.players, env.settings, env.seed)
         except ValidationError as exc:
-            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, summarize(exc))
+            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, summarize(exc), env=env)
         except (ValueError, TypeError, KeyError) as exc:
-            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300])
+            return self._reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], env=env)
         now = _now_ms()
         fresh = GameEntry(
             game_id=gid,
@@ -585,13 +677,13 @@ class RulesWorker:
             "created": str(now),
             "status": "active",
         }
-        return self._append_plan(entry, "create", cid, fresh, events, rnd, meta=meta)
+        return self._append_plan(entry, env, "create", fresh, events, rnd, meta=meta)
 
     def _append_plan(
         self,
         entry: Entry,
+        env: CommandEnvelope | CreateEnvelope,
         op: str,
-        cid: str,
         game: GameEntry,
         events: list[Any],
         rnd: _Round,
@@ -624,6 +716,8 @@ class RulesWorker:
         after = replace(game, state=state, version=version, status=status, snapshot_version=snapshot_version)
         rnd.known[game.game_id] = after  # later commands of this game in the batch see this state
         shard = game.shard
+        cid = env.command_id
+        digest = env.digest()
         outcome = {
             "command_id": cid,
             "game_id": game.game_id,
@@ -633,39 +727,71 @@ class RulesWorker:
             "first_version": game.version + 1,
             "events": len(events),
             "over": over,
+            "digest": digest,
         }
+        args = self._args(
+            entry, op, game.version, outcome, cid, game.game_id, game.name, now,
+            status=status if (over or op == "create") else "", snapshot=(snap_v, snap_d),
+            outcome_ttl_ms=self.cfg.outcome_ttl_ms, digest=digest, record=True, meta=meta,
+        )  # fmt: skip
+        args += [e.to_json() for e in events]
+        keys = self._keys(shard, game.game_id, env.scope, cid)
+        return Plan(entry, op, game.game_id, cid, keys, args, outcome, after, scope=env.scope, digest=digest)
+
+    def _args(
+        self,
+        entry: Entry,
+        op: str,
+        base: int,
+        outcome: dict[str, Any] | None,
+        cid: str,
+        gid: str,
+        name: str,
+        now: int,
+        *,
+        status: str = "",
+        snapshot: tuple[str, bytes] = ("", b""),
+        outcome_ttl_ms: int,
+        digest: str,
+        record: bool,
+        meta: dict[str, str] | None = None,
+        log: bool = True,
+    ) -> list[Any]:
+        """The commit script's ARGV up to the meta (or dead-letter) pairs; see services/store/commit.lua."""
+        shard = entry[0]
         args: list[Any] = [
             self.leases[shard],
             GROUP,
             entry[1],
             op,
-            game.version,
-            orjson.dumps(outcome),
+            base,
+            orjson.dumps(outcome) if outcome is not None else "",
             cid,
-            game.game_id,
-            game.name,
+            gid,
+            name,
             now,
-            status if (over or op == "create") else "",
-            snap_v,
-            snap_d,
+            status,
+            *snapshot,
             self.cfg.reply_ttl_ms,
-            self.cfg.outcome_ttl_ms,
+            outcome_ttl_ms,
             self.cfg.feed_maxlen,
-            *self._log_args(entry),
-            len(meta),
+            *(self._log_args(entry) if log else ("", "", "")),
+            digest,
+            "1" if record else "0",
+            self.cfg.max_logged_rejections,
+            len(meta or {}),
         ]
-        for k, v in meta.items():
+        for k, v in (meta or {}).items():
             args += (k, v)
-        args += [e.to_json() for e in events]
-        return Plan(entry, op, game.game_id, cid, self._keys(shard, game.game_id, cid), args, outcome, after)
+        return args
 
-    def _keys(self, shard: int, gid: str, cid: str) -> list[str]:
+    def _keys(self, shard: int, gid: str, scope: str, cid: str) -> list[str]:
         lay = self.layout
         return [
             lay.lease(shard),
             lay.cmds(shard),
-            lay.outcome(shard, gid, cid),
-            lay.reply(shard, gid, cid),
+            lay.outcome(shard, gid, scope, cid),
+            lay.reply(shard, gid, scope, cid),
             lay.meta(shard, gid),
             lay.events(shard, gid),
             lay.snap(shard, gid),
@@ -677,7 +803,7 @@ class RulesWorker:
         ]
 
     def _log_args(self, entry: Entry) -> list[Any]:
-        """Kind, seat and command JSON of an entry for the game's command log (never its token).
+        """Kind, seat and command JSON of an entry for the game's command log (never a secret).
 
         The command is logged as it was sent (verification re-parses it the way the worker does); one larger
         than the payload limit is replaced by a note of its size.
@@ -696,13 +822,28 @@ class RulesWorker:
         payload = fields.get(b"payload", b"null")
         if len(payload) > self.cfg.max_payload:
             payload = orjson.dumps(f"<{len(payload)} bytes, over the limit: not kept>")
-        seat = fields.get(b"seat", b"")
-        return ["cmd", seat if seat.isdigit() else "", payload]
+        scope = entry_scope(fields)
+        return ["cmd", scope if scope.isdigit() else "", payload]
 
-    def _reject(self, entry: Entry, cid: str, gid: str, code: str, message: str, game: GameEntry | None = None) -> Plan:
+    def _reject(
+        self,
+        entry: Entry,
+        cid: str,
+        gid: str,
+        code: str,
+        message: str,
+        game: GameEntry | None = None,
+        *,
+        env: CommandEnvelope | CreateEnvelope | None = None,
+        record: bool = True,
+    ) -> Plan:
+        """A rejection. ``record``: the sender is authenticated (or it is a creation), so the outcome is stored
+        under its command id (for ``rejected_ttl_ms``); else it is only answered on the reply list."""
         shard = entry[0]
         # Judged against a state: the commit checks that state's version is still the stored one.
-        base = game.version if game is not None else -1
+        base = game.version if game is not None and record else -1
+        scope = env.scope if env is not None else entry_scope(entry[2] or {})
+        digest = env.digest() if env is not None else ""
         outcome = {
             "command_id": cid,
             "game_id": gid,
@@ -710,28 +851,26 @@ class RulesWorker:
             "status": "rejected",
             "version": game.version if game is not None else None,
             "rejection": {"code": code, "message": message},
+            "digest": digest or None,
         }
-        args: list[Any] = [
-            self.leases[shard],
-            GROUP,
-            entry[1],
-            "reject",
-            base,
-            orjson.dumps(outcome),
-            cid,
-            gid,
-            "",
-            _now_ms(),
-            "",
-            "",
-            b"",
-            self.cfg.reply_ttl_ms,
-            self.cfg.outcome_ttl_ms,
-            self.cfg.feed_maxlen,
-            *self._log_args(entry),
-            0,
-        ]
-        return Plan(entry, "reject", gid, cid, self._keys(shard, gid, cid), args, outcome)
+        args = self._args(
+            entry, "reject", base, outcome, cid, gid, "", _now_ms(), outcome_ttl_ms=self.cfg.rejected_ttl_ms,
+            digest=digest, record=record,
+        )  # fmt: skip
+        keys = self._keys(shard, gid, scope, cid)
+        return Plan(entry, "reject", gid, cid, keys, args, outcome, scope=scope, digest=digest)
+
+    def _conflict_plan(self, plan: Plan) -> Plan:
+        """The answer to a command whose id this seat used already for another command: only replied."""
+        shard = plan.entry[0]
+        cid = plan.command_id or ""
+        outcome = conflict_outcome(cid, plan.game_id, shard, plan.digest or None).model_dump(mode="json")
+        args = self._args(
+            plan.entry, "reject", -1, outcome, cid, plan.game_id, "", _now_ms(),
+            outcome_ttl_ms=self.cfg.rejected_ttl_ms, digest=plan.digest, record=False,
+        )  # fmt: skip
+        keys = self._keys(shard, plan.game_id, plan.scope, cid)
+        return Plan(plan.entry, "reject", plan.game_id, cid, keys, args, outcome, scope=plan.scope, digest=plan.digest)
 
     def _dead_plan(self, entry: Entry, reason: str, attempts: int) -> Plan:
         shard, eid, fields = entry
@@ -741,19 +880,24 @@ class RulesWorker:
         usable_cid = bool(env_mod.COMMAND_ID_RE.match(cid))
         usable_gid = bool(env_mod.GAME_ID_RE.match(gid))
         key_gid = gid if usable_gid else NO_GAME
+        scope = entry_scope(fields)
+        try:
+            digest = parse_entry(fields, self.cfg.max_payload).digest()
+        except EnvelopeError:
+            digest = ""
         outcome: dict[str, Any] = {
             "command_id": cid,
             "game_id": key_gid,
             "shard": shard,
             "status": "dead_letter",
             "rejection": {"code": env_mod.DEAD_LETTER, "message": reason},
+            "digest": digest or None,
         }
-        # The dead letter keeps a bounded excerpt of every field: enough to diagnose, never 10 MB again; a seat
-        # token only as its digest (tokens are never stored). When the excerpt is the whole entry, an operator
-        # may put it back on the stream (services/store/deadletters.py).
+        # The dead letter keeps a bounded excerpt of every field: enough to diagnose, never 10 MB again. A raw
+        # seat token (sent by an outdated client) is never kept; the proof is, so that a retry still proves
+        # the seat. When the excerpt is the whole entry, an operator may put it back on the stream
+        # (services/store/deadletters.py).
         kept = {k: v for k, v in fields.items() if k != b"token"}
-        if b"token" in fields:
-            kept[b"token_sha256"] = hashlib.sha256(fields[b"token"]).hexdigest().encode()
         excerpt = {
             k.decode(errors="replace")[:64]: v[:512].decode(errors="replace") + ("..." if len(v) > 512 else "")
             for k, v in list(kept.items())[:32]
@@ -772,32 +916,15 @@ class RulesWorker:
             "fields": orjson.dumps(excerpt).decode(),
             "complete": "1" if complete else "0",
         }
-        args: list[Any] = [
-            self.leases[shard],
-            GROUP,
-            eid,
-            "dead",
-            -1,
-            orjson.dumps(outcome) if usable_cid else "",
-            cid if usable_cid else "",
-            key_gid,
-            "",
-            _now_ms(),
-            "",
-            "",
-            b"",
-            self.cfg.reply_ttl_ms,
-            self.cfg.outcome_ttl_ms,
-            self.cfg.feed_maxlen,
-            "",  # a dead letter is no command of the game's log
-            "",
-            "",
-            len(dead),
-        ]
-        for k, v in dead.items():
-            args += (k, v)
-        keys = self._keys(shard, key_gid, cid if usable_cid else "_")
-        return Plan(entry, "dead", key_gid, cid if usable_cid else None, keys, args, outcome, reason=reason)
+        args = self._args(
+            entry, "dead", -1, outcome if usable_cid else None, cid if usable_cid else "", key_gid, "", _now_ms(),
+            outcome_ttl_ms=self.cfg.outcome_ttl_ms, digest=digest, record=True, meta=dead, log=False,
+        )  # fmt: skip
+        keys = self._keys(shard, key_gid, scope, cid if usable_cid else "_")
+        return Plan(
+            entry, "dead", key_gid, cid if usable_cid else None, keys, args, outcome, reason=reason, scope=scope,
+            digest=digest,
+        )  # fmt: skip
 
     def _failed(self, entry: Entry, env: Any, exc: Exception, rnd: _Round) -> Plan | None:
         shard, eid, _ = entry
@@ -824,23 +951,32 @@ class RulesWorker:
         sha = self.scripts.commit
         for p in plans:
             pipe.execute_command("EVALSHA", sha, len(p.keys), *p.keys, *p.args)  # see refresh_leases
+        # A lost connection raises here: the run loop backs off, then rereads what is still pending (a commit
+        # that did happen answers the reread as a duplicate).
         results = pipe.execute(raise_on_error=False)
         redo: list[Entry] = []
-        dead: list[Plan] = []
+        follow: list[Plan] = []
         tainted: set[str] = set()
+        stalled: set[str] = set()
         for p, res in zip(plans, results, strict=True):
             shard = p.entry[0]
             ctx = {"shard": shard, "game": p.game_id, "cid": p.command_id}
             if isinstance(res, Exception):
-                if isinstance(res, redis.exceptions.NoScriptError):
-                    self.scripts = Scripts.load(self.r)
-                    self._reread.add(shard)
+                tainted.add(p.game_id)
+                self.cache.pop(p.game_id, None)
+                if isinstance(res, redis.exceptions.NoScriptError) or is_transient(res):
+                    # Redis could not do it now (out of memory, restarted, failing over): the command is fine.
+                    # Commit it again after a backoff, in order, and count no attempt.
+                    if isinstance(res, redis.exceptions.NoScriptError):
+                        self.scripts = Scripts.load(self.r)
+                    else:
+                        self._outage.failed(res, shard=shard)
+                    self._retry.append(p.entry)
+                    stalled.add(p.game_id)
                 else:
                     plan = self._failed(p.entry, p, res, rnd)
                     if plan is not None:
-                        dead.append(plan)
-                tainted.add(p.game_id)
-                self.cache.pop(p.game_id, None)
+                        follow.append(plan)
                 continue
             tag = res[0].decode() if isinstance(res[0], bytes) else res[0]
             if tag == "OK":
@@ -857,18 +993,26 @@ class RulesWorker:
                     self.log.info("command.rejected", **ctx, version=version, code=rej["code"], message=rej["message"])
                 else:
                     self.log.info("command.accepted", **ctx, version=version, events=p.outcome["events"])
-            elif tag == "DUP":
-                self.stats["duplicate"] += 1
+            elif tag in ("DUP", "IDCONFLICT"):
                 self._attempts.pop((shard, p.entry[1]), None)
-                self.log.info("command.duplicate", **ctx)
+                if tag == "DUP":
+                    self.stats["duplicate"] += 1
+                    self.log.info("command.duplicate", **ctx)
+                else:
+                    self.stats["id_conflict"] += 1
+                    follow.append(self._conflict_plan(p))
                 if p.after is not None:
                     # The plan moved the game ahead speculatively; later plans of it will meet CONFLICT.
                     tainted.add(p.game_id)
                     self.cache.pop(p.game_id, None)
             elif tag == "CONFLICT":
-                self.stats["conflict"] += 1
                 tainted.add(p.game_id)
                 self.cache.pop(p.game_id, None)
+                if p.game_id in stalled:
+                    # An earlier command of the game is waiting for Redis: this one waits behind it.
+                    self._retry.append(p.entry)
+                    continue
+                self.stats["conflict"] += 1
                 self.log.warning("command.conflict", **ctx, stored=res[1])
                 redo.append(p.entry)
             elif tag == "FENCED":
@@ -877,8 +1021,8 @@ class RulesWorker:
                 self.stats["fenced"] += 1
             else:  # pragma: no cover - the script returns nothing else
                 raise RuntimeError(f"commit script said {res!r}")
-        if dead:
-            redo += self._commit(dead, rnd)
+        if follow:
+            redo += self._commit(follow, rnd)
         return redo
 
     # --- maintenance ----------------------------------------------------------------------------------

@@ -106,7 +106,7 @@ def test_rules_rejections_and_stale_versions_are_typed_conflicts(gateway: Served
         assert first.status_code == again.status_code == 200, first.text
         assert first.json() == again.json()
         assert http.get(f"/games/{gid}/commands/retry-1").json() == first.json()
-        error_of(http.get(f"/games/{gid}/commands/never-sent"), 404, "unknown_command")
+        error_of(http.get(f"/games/{gid}/commands/never-sent"), 404, "not_found")
         version = first.json()["version"]
         # The same move again is no longer legal: the game's own code, with the version it was judged at
         err = _error_any(http.post(url, json={"command": game["command"]}), 409)
@@ -179,7 +179,7 @@ def test_a_command_without_an_outcome_in_time_can_be_asked_for_later(redis_url: 
                 "outcome_timeout",
             )
             assert err["command_id"] == "c1"
-            error_of(http.get(f"/games/{gid}/commands/c1"), 404, "unknown_command")
+            error_of(http.get(f"/games/{gid}/commands/c1"), 404, "not_found")
             # Then, once a worker decided it, its outcome can be fetched, and resending it changes nothing
             worker.run_until_idle()
             fetched = http.get(f"/games/{gid}/commands/c1")

@@ -17,7 +17,7 @@ from projections.models import ALL_MODELS
 from projections.runner import ProjectionWorker, RunnerConfig
 from projections.store import MODELS, RMKeys
 from services.bus.client import ServiceClient
-from services.bus.envelope import CommandEnvelope, CreateEnvelope
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, seat_key
 from services.bus.keys import Layout
 from services.worker import perf
 from services.worker.rules_worker import RulesWorker
@@ -60,17 +60,17 @@ def play(
         commands += cmds
     client.submit_many(creates)
     for create in creates:
-        assert client.wait(create.game_id, create.command_id, timeout=30).accepted
+        assert client.wait_on(create, timeout=30).accepted
     # Some refused commands too: a wrong token and a stale version (the command log keeps them).
     refused = [
-        CommandEnvelope(command_id=f"{creates[0].game_id}-bad-token", game_id=creates[0].game_id, seat=0,
-                        token="guess", payload={"type": "Pass"}),
+        CommandEnvelope.signed(seat_key("guess"), command_id=f"{creates[0].game_id}-bad-token",
+                               game_id=creates[0].game_id, seat=0, payload={"type": "Pass"}),
     ]  # fmt: skip
     for start in range(0, len(commands), 500):
         client.submit_many(commands[start : start + 500])
     client.submit_many(refused)
     for env in [*commands, *refused]:
-        client.wait(env.game_id, env.command_id, timeout=60)
+        client.wait_on(env, timeout=60)
     return [c.game_id for c in creates]
 
 

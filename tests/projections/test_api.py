@@ -118,7 +118,7 @@ def test_seat_feed_resumes_from_any_version_and_offers_labelled_legal_commands(b
     creates, commands = shadow_envelopes([(71, 4)], "feed")
     client.submit_many([*creates, *commands[:60]])
     for c in [*creates, *commands[:60]]:
-        assert client.wait(c.game_id, c.command_id).accepted
+        assert client.wait_on(c).accepted
     gid = creates[0].game_id
     rebuild(r, backend.layout)
     models = ReadModels(r, backend.layout)

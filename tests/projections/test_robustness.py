@@ -20,7 +20,7 @@ def test_garbage_on_the_feed_is_skipped_and_the_game_goes_on(backend: Backend) -
     running = script_game(client, seed=5, game_id="rob-running")
     for c in running.commands[:2]:
         client.submit_many([c])
-        assert client.wait(c.game_id, c.command_id).accepted
+        assert client.wait_on(c).accepted
     games.append("rob-running")
     workers = [
         ProjectionWorker(backend.make(), ALL_MODELS[m](), layout=backend.layout, config=FAST_PROJECTION) for m in MODELS
@@ -53,7 +53,7 @@ def test_garbage_on_the_feed_is_skipped_and_the_game_goes_on(backend: Backend) -
     # When the game goes on (its real event at that version is recorded) and other games are played
     for c in running.commands[2:]:
         client.submit_many([c])
-        assert client.wait(c.game_id, c.command_id).accepted
+        assert client.wait_on(c).accepted
     games += play(backend, client, toy=2, tag="rob2")
     for w in workers:
         w.run_until_idle()

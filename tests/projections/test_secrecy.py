@@ -146,7 +146,7 @@ def test_through_redis_a_vote_stays_sealed_in_feeds_views_and_replays_until_reve
     create, commands = script.envelopes("vote-game")
     client.submit_many([create, *commands[:upto]])
     for c in [create, *commands[:upto]]:
-        assert client.wait(c.game_id, c.command_id).accepted
+        assert client.wait_on(c).accepted
     rebuild(r, backend.layout)
     models = ReadModels(r, backend.layout)
     voter = script.moves[upto - 1][0]
@@ -168,7 +168,7 @@ def test_through_redis_a_vote_stays_sealed_in_feeds_views_and_replays_until_reve
     # When the game is played to its end
     client.submit_many(commands[upto:])
     for c in commands[upto:]:
-        assert client.wait(c.game_id, c.command_id).accepted
+        assert client.wait_on(c).accepted
     rebuild(r, backend.layout)
 
     # Then the same replay step is public: the vote shows to everyone

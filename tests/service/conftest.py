@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import fakeredis
 import pytest
@@ -62,6 +64,43 @@ def _wait_ping(make: Callable[[], redis.Redis], seconds: float = 10.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
+
+
+@dataclass
+class RedisServer:
+    """A redis-server of a test's own (see :func:`redis_server`)."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    dir: Path
+
+    def client(self, **kw: Any) -> redis.Redis:
+        """A client of this server."""
+        return redis.Redis.from_url(self.url, **kw)
+
+
+@contextlib.contextmanager
+def redis_server(tmp: Path, *options: str) -> Iterator[RedisServer]:
+    """A redis-server on a free loopback port with its files in ``tmp`` and extra ``options`` (e.g.
+    ``"--appendonly", "yes"``), stopped (and resumed first, if a test froze it) at the end."""
+    if not (shutil.which(REDIS_SERVER) or os.path.exists(REDIS_SERVER)):
+        pytest.skip(f"no redis-server at {REDIS_SERVER}")
+    port = free_port()
+    cmd = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp), "--save", "", *options]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = RedisServer(f"redis://127.0.0.1:{port}/0", proc, tmp)
+    try:
+        _wait_ping(server.client)
+        yield server
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGCONT)
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.bus.client import NewGame, ServiceClient, new_id
-from services.bus.envelope import CommandEnvelope, CreateEnvelope, Outcome, hash_token
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, Outcome, hash_token, seat_key
 from tests.service.toy_game import TARGET
 
 
@@ -61,7 +61,7 @@ def wait_for(predicate: Callable[[], bool], seconds: float = 20.0, every: float 
 
 def outcomes(client: ServiceClient, commands: list[CommandEnvelope]) -> list[Outcome | None]:
     """The recorded outcome of each command (None where there is none yet)."""
-    return [client.outcome(c.game_id, c.command_id) for c in commands]
+    return [client.outcome_of(c) for c in commands]
 
 
 def scripted_batch(games: int, seed: int) -> tuple[list[CreateEnvelope], list[CommandEnvelope]]:
@@ -84,11 +84,11 @@ def scripted_batch(games: int, seed: int) -> tuple[list[CreateEnvelope], list[Co
         )
         per_game.append(
             [
-                CommandEnvelope(
+                CommandEnvelope.signed(
+                    seat_key(tokens[i % 2]),
                     command_id=f"{gid}-c{i}",
                     game_id=gid,
                     seat=i % 2,
-                    token=tokens[i % 2],
                     expected_version=1 + i,
                     payload={"type": "Add", "amount": amount},
                 )

@@ -1,5 +1,6 @@
 """Dead letters for operators: a command that failed because of a bug is put back once the bug is fixed, and
-takes effect once; what cannot be put back faithfully is refused with the reason; no seat token is kept."""
+takes effect once; what cannot be put back faithfully is refused with the reason; no seat token is kept (the
+command's proof is, and still proves the seat on a retry)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from events.base import Command, Event, Rejection
 from services import cli
 from services.bus import connection
 from services.bus.client import ServiceClient
+from services.bus.envelope import command_proof, seat_key
 from services.rules import registry
 from services.store import deadletters
 from tests.service.conftest import Backend
@@ -51,13 +53,15 @@ def _dead_lettered(backend: Backend, game_id: str, **extra_fields: str) -> tuple
     game = client.create_game(FlakyToy.name, ["ann", "bob"], seed=1, game_id=game_id)
     shard = backend.layout.shard_of(game_id)
     if extra_fields:
-        fields = {"id": "poison", "game": game_id, "seat": "0", "token": game.tokens[0], **extra_fields}
-        fields["payload"] = orjson.dumps({"type": "Add", "amount": 2}).decode()
+        payload = {"type": "Add", "amount": 2}
+        proof = command_proof(seat_key(game.tokens[0]), game_id, 0, "poison", None, payload)
+        fields = {"id": "poison", "game": game_id, "seat": "0", "proof": proof, **extra_fields}
+        fields["payload"] = orjson.dumps(payload).decode()
         backend.make().xadd(backend.layout.cmds(shard), fields)  # type: ignore[arg-type]
         cid = "poison"
     else:
         cid = client.submit(game_id, 0, game.tokens[0], {"type": "Add", "amount": 2})
-    assert client.wait(game_id, cid, timeout=20).status == "dead_letter"
+    assert client.wait(game_id, 0, cid, timeout=20).status == "dead_letter"
     return client, game, cid, shard
 
 
@@ -70,9 +74,9 @@ def test_given_a_fixed_bug_when_its_dead_letter_is_retried_then_the_command_take
     [letter] = deadletters.list_dead_letters(r, backend.layout)
     assert (letter.shard, letter.command_id, letter.game_id) == (shard, cid, "flaky-a")
     assert "rules bug" in letter.reason and letter.complete and letter.retryable is None
-    # and the dead letter keeps the seat token as its digest only
+    # and the dead letter keeps no seat token, only the proof bound to this one command
     assert game.tokens[0] not in str(r.xrange(backend.layout.dead(shard)))
-    assert "token" not in letter.fields and len(letter.fields["token_sha256"]) == 64
+    assert "token" not in letter.fields and len(letter.fields["proof"]) == 64
 
     # When the bug is fixed and the operator retries the dead letter
     FlakyToy.broken = False
@@ -80,7 +84,7 @@ def test_given_a_fixed_bug_when_its_dead_letter_is_retried_then_the_command_take
 
     # Then it is queued again and accepted, as the seat's own command
     assert result.status == "requeued", result
-    outcome = client.wait("flaky-a", cid, timeout=20)
+    outcome = client.wait("flaky-a", 0, cid, timeout=20)
     assert outcome.status == "accepted"
     assert [s.data["amount"] for s in client.read_events("flaky-a") if s.data["type"] == "Added"] == [2]
     # and the dead letter is gone: a second retry changes nothing
@@ -88,7 +92,7 @@ def test_given_a_fixed_bug_when_its_dead_letter_is_retried_then_the_command_take
     assert deadletters.retry_dead_letter(r, backend.layout, shard, letter.id).status == "gone"
     # and sending the same command id again still gets the first outcome (exactly once)
     client.submit("flaky-a", 0, game.tokens[0], {"type": "Add", "amount": 2}, command_id=cid)
-    assert client.wait("flaky-a", cid).version == outcome.version
+    assert client.wait("flaky-a", 0, cid).version == outcome.version
     assert len([s for s in client.read_events("flaky-a") if s.data["type"] == "Added"]) == 1
 
 
@@ -116,7 +120,7 @@ def test_given_a_command_answered_since_when_its_dead_letter_is_retried_then_not
     r = backend.make()
     [letter] = deadletters.list_dead_letters(r, backend.layout)
     answered = {"command_id": cid, "game_id": "flaky-c", "shard": shard, "status": "rejected"}
-    r.set(backend.layout.outcome(shard, "flaky-c", cid), orjson.dumps(answered))
+    r.set(backend.layout.outcome(shard, "flaky-c", "0", cid), orjson.dumps(answered))
 
     # When the operator retries it
     result = deadletters.retry_dead_letter(r, backend.layout, shard, letter.id)
@@ -173,7 +177,7 @@ def test_the_cli_lists_retries_and_discards_dead_letters(backend: Backend, monke
     assert run("discard", str(garbage["shard"]), garbage["id"]) == (0, "discarded\n")
 
     # Then the command is accepted and no dead letter is left
-    assert client.wait("flaky-d", cid, timeout=20).accepted
+    assert client.wait("flaky-d", 0, cid, timeout=20).accepted
     assert run() == (0, "no dead letters\n")
     assert run("retry", str(shard), flaky["id"])[0] == 1
     # and ids or shards that cannot exist are answered, not a traceback
@@ -181,21 +185,26 @@ def test_the_cli_lists_retries_and_discards_dead_letters(backend: Backend, monke
     assert run("discard", "99", flaky["id"])[1].startswith("gone: ")
 
 
-def test_given_a_put_back_entry_with_a_wrong_token_digest_then_it_is_rejected_as_a_wrong_token(
+def test_given_a_put_back_entry_whose_proof_was_made_for_another_command_then_it_is_rejected_as_a_wrong_token(
     backend: Backend,
 ) -> None:
-    # Given a game
+    # Given a game, and a genuine proof of seat 0 for an Add of 1 (as a dead letter or the AOF would keep it)
     backend.start(backend.worker())
     client = backend.client()
-    client.create_game(FlakyToy.name, ["ann", "bob"], seed=1, game_id="flaky-e")
+    game = client.create_game(FlakyToy.name, ["ann", "bob"], seed=1, game_id="flaky-e")
     shard = backend.layout.shard_of("flaky-e")
+    proof = command_proof(seat_key(game.tokens[0]), "flaky-e", 0, "forged", None, {"type": "Add", "amount": 1})
 
-    # When an entry carries a token digest that is not the seat's
-    fields = {"id": "forged", "game": "flaky-e", "seat": "0", "token_sha256": "0" * 64}
-    fields["payload"] = orjson.dumps({"type": "Add", "amount": 1}).decode()
-    backend.make().xadd(backend.layout.cmds(shard), fields)  # type: ignore[arg-type]
+    # When an entry replays that proof for another command (an Add of 3)
+    fields = {"id": "forged", "game": "flaky-e", "seat": "0", "proof": proof}
+    fields["payload"] = orjson.dumps({"type": "Add", "amount": 3}).decode()
+    r = backend.make()
+    r.xadd(backend.layout.cmds(shard), fields)  # type: ignore[arg-type]
 
-    # Then it is rejected like a wrong token, and nothing happens
-    outcome = client.wait("flaky-e", "forged", timeout=20)
-    assert outcome.rejection is not None and outcome.rejection.code == "wrong_token"
+    # Then it is rejected as a wrong token (replied only: it decides no command id of seat 0), nothing happens
+    got = r.blpop([backend.layout.reply(shard, "flaky-e", "0", "forged")], timeout=20)
+    assert got is not None
+    outcome = orjson.loads(got[1])
+    assert outcome["rejection"]["code"] == "wrong_token"
+    assert client.outcome("flaky-e", 0, "forged") is None
     assert [s.data["type"] for s in client.read_events("flaky-e")] == ["Started"]

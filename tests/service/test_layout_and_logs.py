@@ -30,7 +30,7 @@ def test_every_key_of_a_shard_hashes_to_one_cluster_slot() -> None:
     for gid in ("a", "b" * 64, "game-42"):
         keys += [
             layout.meta(17, gid), layout.events(17, gid), layout.snap(17, gid), layout.archive(17, gid),
-            layout.outcome(17, gid, "c1"), layout.reply(17, gid, "c1"),
+            layout.outcome(17, gid, "0", "c1"), layout.reply(17, gid, "new", "c1"),
         ]  # fmt: skip
 
     # Then they all share the slot of the hash tag {s17}, and other shards land elsewhere

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from events.base import Command, Event, Rejection
-from services.bus.envelope import Outcome
+from services.bus.envelope import Outcome, command_proof, entry_scope, seat_key
 from services.rules import registry
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
@@ -45,11 +45,28 @@ def test_malformed_entries_are_rejected_or_dead_lettered_and_the_worker_keeps_se
     shard = backend.layout.shard_of(gid)
     stream = backend.layout.cmds(shard)
     r = backend.make()
-    good = {"id": "", "game": gid, "seat": "0", "token": tok, "payload": b'{"type":"Add","amount":1}'}
+    good = {"id": "", "game": gid, "seat": "0", "payload": b'{"type":"Add","amount":1}'}
 
-    def entry(cid: str, **changes: Any) -> dict[str, Any]:
-        fields = {**good, "id": cid, **changes}
-        return {k: v for k, v in fields.items() if v is not None}
+    def entry(cid: str, key: bytes = seat_key(tok), **changes: Any) -> dict[str, Any]:
+        """The entry, its proof made with ``key`` over what it says (where that can be read at all)."""
+        fields = {k: v for k, v in {**good, "id": cid, **changes}.items() if v is not None}
+        if "proof" in changes:
+            return fields
+        try:
+            payload = orjson.loads(fields["payload"])
+            ver = int(fields["ver"]) if "ver" in fields else None
+            fields["proof"] = command_proof(key, fields["game"], int(fields["seat"]), cid, ver, payload)
+        except (KeyError, ValueError, TypeError, orjson.JSONDecodeError):
+            fields["proof"] = "0" * 64
+        return fields
+
+    def reply(fields: dict[str, Any], cid: str) -> Outcome:
+        """The reply to an entry (a refusal before any seat is proven is only replied, never recorded)."""
+        raw = {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in fields.items()}
+        key = backend.layout.reply(backend.layout.shard_of(fields["game"]), fields["game"], entry_scope(raw), cid)
+        got = r.blpop([key], timeout=10)
+        assert got is not None, cid
+        return Outcome.model_validate_json(got[1])
 
     cases: dict[str, tuple[dict[str, Any], str]] = {
         "not-json": (entry("not-json", payload=b"{oops"), "not_json"),
@@ -57,14 +74,15 @@ def test_malformed_entries_are_rejected_or_dead_lettered_and_the_worker_keeps_se
         "no-payload": (entry("no-payload", payload=None), "bad_envelope"),
         "seat-word": (entry("seat-word", seat="two"), "bad_envelope"),
         "huge": (entry("huge", payload=b'{"type":"Add","pad":"' + b"x" * TEN_MB + b'"}'), "payload_too_large"),
-        "wrong-token": (entry("wrong-token", token="nope"), "wrong_token"),
+        "wrong-token": (entry("wrong-token", key=seat_key("nope")), "wrong_token"),
+        "raw-token": ({**entry("raw-token", proof=None), "token": tok}, "bad_envelope"),
         "other-seat": (entry("other-seat", payload=b'{"type":"Add","amount":1,"seat":1}'), "bad_command"),
         "bad-amount": (entry("bad-amount", payload=b'{"type":"Add","amount":9}'), "bad_command"),
         "no-type": (entry("no-type", payload=b'{"amount":1}'), "bad_command"),
         "list-payload": (entry("list-payload", payload=b"[1,2]"), "bad_envelope"),
         "no-game": (entry("no-game", game="nosuchgame"), "unknown_game"),
         "weird-kind": (entry("weird-kind", kind="frobnicate"), "bad_envelope"),
-        "binary-token": (entry("binary-token", token=b"\xff\xfe"), "bad_envelope"),
+        "binary-proof": (entry("binary-proof", proof=b"\xff\xfe"), "bad_envelope"),
         "bad-ver": (entry("bad-ver", ver="x"), "bad_envelope"),
         "bad-create": (entry("bad-create", kind="create", name="toy21", seed="1", players=b"[]",
                              settings=b"{}", tokens=b"[]"), "bad_envelope"),
@@ -82,7 +100,7 @@ def test_malformed_entries_are_rejected_or_dead_lettered_and_the_worker_keeps_se
 
     # Then each answerable one is rejected with its typed code
     for cid, (fields, code) in cases.items():
-        outcome = client.wait(fields["game"], cid, timeout=10)
+        outcome = reply(fields, cid)
         assert outcome.status == "rejected", cid
         assert outcome.rejection is not None and outcome.rejection.code == code, (cid, outcome.rejection)
         assert outcome.rejection.message
@@ -91,7 +109,7 @@ def test_malformed_entries_are_rejected_or_dead_lettered_and_the_worker_keeps_se
     reasons = [f[b"reason"].decode() for _, f in r.xrange(backend.layout.dead(shard))]
     assert all("command id" in reason for reason in reasons), reasons
     # and the valid command was served, the huge entry is gone from Redis, nothing is left pending
-    assert client.wait(gid, valid).accepted
+    assert client.wait(gid, 0, valid).accepted
     wait_for(lambda: r.xlen(stream) == 0)
     assert r.xpending(stream, "rules")["pending"] == 0
     assert len(client.read_events(gid)) == 2
@@ -116,9 +134,9 @@ def test_a_command_that_keeps_failing_is_dead_lettered_without_blocking_its_shar
     others = [client.submit(other_id, i % 2, other.tokens[i % 2], {"type": "Add", "amount": 1}) for i in range(4)]
 
     # Then the other game is served meanwhile
-    assert all(client.wait(other_id, cid).accepted for cid in others)
+    assert all(client.wait(other_id, i % 2, cid).accepted for i, cid in enumerate(others))
     # and the poison ends as a dead letter with the reason, after max_attempts tries, and its sender is told
-    outcome: Outcome = client.wait("faulty-a", poison, timeout=20)
+    outcome: Outcome = client.wait("faulty-a", 1, poison, timeout=20)
     assert outcome.status == "dead_letter"
     assert outcome.rejection is not None and "rules bug" in outcome.rejection.message
     dead = backend.make().xrange(backend.layout.dead(backend.layout.shard_of("faulty-a")))
@@ -126,4 +144,4 @@ def test_a_command_that_keeps_failing_is_dead_lettered_without_blocking_its_shar
     assert dead[0][1][b"attempts"] == str(worker.cfg.max_attempts).encode()
     assert orjson.loads(dead[0][1][b"fields"])["id"] == poison
     # and the game's next command, held back behind the poison to keep its order, is then served
-    assert client.wait("faulty-a", after_poison).accepted
+    assert client.wait("faulty-a", 1, after_poison).accepted

@@ -58,7 +58,7 @@ def test_two_workers_racing_for_one_shard_exactly_one_commits(backend: Backend) 
         t.start()
     for t in starters:
         t.join()
-    wait_for(lambda: all(client.outcome(c.game_id, c.command_id) for c in [*creates, *commands]))
+    wait_for(lambda: all(client.outcome_of(c) for c in [*creates, *commands]))
 
     # Then exactly one of them holds the lease and made every commit; the other wrote nothing
     holders = [w for w in workers if 2 in w.leases]
@@ -105,12 +105,12 @@ def test_a_stale_worker_is_fenced_and_writes_nothing(backend: Backend) -> None:
     assert a.stats["fenced"] >= 1 and 1 not in a.leases
     assert client.read_events(gid) == events_before
     for c in commands[:3]:
-        outcome = client.outcome(c.game_id, c.command_id)
+        outcome = client.outcome_of(c)
         assert outcome is not None and outcome.accepted
     # and B goes on serving the shard
     client.submit_many(commands[3:])
     b.run_until_idle()
-    assert all(client.outcome(c.game_id, c.command_id) for c in commands)
+    assert all(client.outcome_of(c) for c in commands)
 
 
 def test_kill_9_mid_stream_then_restart_gives_the_uninterrupted_result(backend: Backend) -> None:
@@ -168,10 +168,10 @@ def test_kill_9_mid_stream_then_restart_gives_the_uninterrupted_result(backend: 
 
     # Then every command has exactly one outcome, the same as in the uninterrupted run
     for c in everything:
-        got, ref = client.outcome(c.game_id, c.command_id), reference.outcome(c.game_id, c.command_id)
+        got, ref = client.outcome_of(c), reference.outcome_of(c)
         assert got is not None and ref is not None
         assert (got.status, got.version, got.rejection) == (ref.status, ref.version, ref.rejection)
-    assert all(client.outcome(c.game_id, c.command_id).accepted for c in everything)  # type: ignore[union-attr]
+    assert all(client.outcome_of(c).accepted for c in everything)  # type: ignore[union-attr]
     # and every game's events equal those of the uninterrupted run (no loss, no double write)
     game_ids = [c.game_id for c in creates]
     assert _events_by_game(client, game_ids) == _events_by_game(reference, game_ids)
@@ -204,9 +204,9 @@ def test_entries_left_by_a_worker_that_died_repeatedly_go_to_the_dead_letters(ba
     # Then the entry is a dead letter with its reason, its submitter is told, and the next command is served
     dead = r.xrange(backend.layout.dead(3))
     assert len(dead) == 1 and b"delivered 6 times" in dead[0][1][b"reason"]
-    first = client.outcome(commands[0].game_id, commands[0].command_id)
+    first = client.outcome_of(commands[0])
     assert first is not None and first.status == "dead_letter"
-    second = client.outcome(commands[1].game_id, commands[1].command_id)
+    second = client.outcome_of(commands[1])
     assert second is not None and second.rejection is not None and second.rejection.code == "stale_version"
 
 

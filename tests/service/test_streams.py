@@ -26,7 +26,7 @@ def test_a_whole_game_through_the_streams(backend: Backend) -> None:
     gid = scripted.game.game_id
 
     # When both seats play it to the end, each command waiting for its outcome
-    results = [client.submit_many([c]) and client.wait(gid, c.command_id) for c in scripted.commands]
+    results = [client.submit_many([c]) and client.wait_on(c) for c in scripted.commands]
 
     # Then every command is accepted, the versions follow each other and the last one ends the game
     assert all(o.accepted for o in results)
@@ -161,7 +161,7 @@ def test_states_reload_from_snapshot_and_tail_with_a_tiny_cache(backend: Backend
             if step < len(g.commands):
                 c = g.commands[step]
                 client.submit_many([c])
-                assert client.wait(c.game_id, c.command_id).accepted
+                assert client.wait_on(c).accepted
 
     # Then every game ended correctly, states were reloaded, and snapshots sit at multiples of 3
     r = backend.make()
@@ -196,7 +196,7 @@ def test_commands_before_any_worker_are_served_when_one_starts(backend: Backend)
     backend.start(backend.worker())
 
     # Then it creates the game (the consumer group starts from the beginning of the stream)
-    outcome = client.wait(gid, cid)
+    outcome = client.wait(gid, None, cid)
     assert outcome.accepted
     assert client.send(gid, 0, "x", {"type": "Add", "amount": 3}).accepted
 
@@ -235,7 +235,7 @@ def test_a_thousand_games_at_once_with_a_small_state_cache(backend: Backend) -> 
     worker.run_until_idle()
 
     # Then every command was accepted, states were reloaded from snapshot + tail, memory stayed bounded
-    assert all(client.outcome(c.game_id, c.command_id).accepted for c in firsts)  # type: ignore[union-attr]
+    assert all(client.outcome_of(c).accepted for c in firsts)  # type: ignore[union-attr]
     assert worker.stats["append"] == len(firsts) and worker.stats["create"] == 1000
     assert worker.stats["loads"] >= 1000
     assert len(worker.cache) <= 100
