@@ -50,6 +50,12 @@ def take(g: Game, c: int) -> None:
         s = g.pos[c]
         if g.top[s] == c:
             g.top[s] = g.under[s]
+            if g.under[s] < 0:  # the space is empty now
+                filled = g.filled
+                for e in g.T.touches[s]:
+                    if filled[e] == 4:
+                        g.full &= ~(1 << e)
+                    filled[e] -= 1
         g.under[s] = -1
         g.pos[c] = -1
         g.counters[c] = 0  # K18: counters leave with their card
@@ -86,6 +92,12 @@ def put(g: Game, c: int, s: int, actor: int) -> None:
     top = g.top[s]
     if top >= 0:
         g.under[s] = top
+    else:
+        filled = g.filled
+        for e in g.T.touches[s]:
+            filled[e] += 1
+            if filled[e] == 4:
+                g.full |= 1 << e
     g.top[s] = c
     g.pos[c] = s
     g.loc[c] = BOARD
@@ -103,7 +115,9 @@ def take_emperor(g: Game, e: int) -> None:
     """Remove Emperor ``e`` from wherever it is."""
     where = g.eloc[e]
     if where == E_BOARD:
-        g.emp[g.emp.index(e)] = -1
+        es = g.emp.index(e)
+        g.emp[es] = -1
+        g.alive &= ~(1 << es)
     elif where == E_DECK:
         g.emperor_deck.remove(e)
     elif where == E_ASIDE:
@@ -160,7 +174,9 @@ def _emperors_dealt(g: Game, e: Any) -> None:
     for sid, eid in e.placed:
         x = T.emperor_index[eid]
         take_emperor(g, x)
-        g.emp[T.emp_index[sid]] = x
+        es = T.emp_index[sid]
+        g.emp[es] = x
+        g.alive |= 1 << es
         g.eloc[x] = E_BOARD
 
 
@@ -223,6 +239,8 @@ def _round_ended(g: Game, e: Any) -> None:
     n = g.T.n_cards
     g.top = [-1] * g.T.n_spaces
     g.under = [-1] * g.T.n_spaces
+    g.filled = [0] * g.T.n_emp_spaces
+    g.full = 0
     g.counters, g.face_down, g.played_by, g.pos = [0] * n, [False] * n, [-1] * n, [-1] * n
     g.deck, g.forum, g.discard, g.box = [], [], [], []
     g.hands = [[] for _ in g.hands]
@@ -346,7 +364,9 @@ def _barbarian_returned(g: Game, e: Any) -> None:
 def _pretender_placed(g: Game, e: Any) -> None:
     x = g.T.emperor_index[e.emperor]
     take_emperor(g, x)
-    g.emp[g.T.emp_index[e.space]] = x
+    es = g.T.emp_index[e.space]
+    g.emp[es] = x
+    g.alive |= 1 << es
     g.eloc[x] = E_BOARD
 
 

@@ -41,7 +41,7 @@ def settle(tx: Tx) -> bool:
     player must order several, or the round ended and the game moved on)."""
     g = tx.g
     while True:
-        if max(g.emp) < 0:  # K21, K38: no Emperor left: the round ends at once
+        if not g.alive:  # K21, K38: no Emperor left: the round ends at once
             rounds.end_round(tx, "no_emperors")
             return False
         ready = L.surrounded(g)

@@ -55,15 +55,12 @@ def is_castra(g: Game, c: int) -> bool:
 
 def adjacent(g: Game, s: int) -> bool:
     """Space ``s`` touches at least one Emperor on the board [K6]."""
-    emp = g.emp
-    return any(emp[e] >= 0 for e in g.T.touches[s])
+    return bool(g.T.touch_mask[s] & g.alive)
 
 
 def on_side(g: Game, actor: int, s: int) -> bool:
     """Space ``s`` lies on one of ``actor``'s factions' sides of an Emperor on the board [K10, K40]."""
-    factions = g.actor_factions[actor]
-    emp = g.emp
-    return any(emp[e] >= 0 and f in factions for e, f in g.T.sides_of[s])
+    return bool(g.actor_mask[actor][s] & g.alive)
 
 
 def free_spaces(g: Game, actor: int) -> list[int]:
@@ -262,13 +259,11 @@ def can_play(g: Game, actor: int) -> bool:
 
 
 def surrounded(g: Game) -> list[int]:
-    """Emperor spaces whose four sides all hold a card [K22]."""
-    top = g.top
-    return [
-        e
-        for e, sides in enumerate(g.T.sides)
-        if g.emp[e] >= 0 and top[sides[0]] >= 0 and top[sides[1]] >= 0 and top[sides[2]] >= 0 and top[sides[3]] >= 0
-    ]
+    """Emperor spaces with an Emperor whose four sides all hold a card, lowest row then column first [K22]."""
+    ready = g.full & g.alive
+    if not ready:
+        return []
+    return [e for e in range(g.T.n_emp_spaces) if ready >> e & 1]
 
 
 def forum_allowed(value: int) -> int:

@@ -14,9 +14,20 @@ from services.rules.barracks import facts as F
 from services.rules.barracks import legality as L
 from services.rules.barracks.decide import awaited, keep_orders
 from services.rules.barracks.state import ACTION, KEEP, ORDER, PICK, RIVAL_PLACE, Game
-from services.rules.barracks.tables import DAMNATIO, FLANKING, MOB, PRETENDER, SPICULUM
+from services.rules.barracks.tables import (
+    DAMNATIO,
+    FLANKING,
+    FOEDERATI,
+    FORCE_MARCH,
+    MOB,
+    PRAETORIAN,
+    PRETENDER,
+    SPICULUM,
+    TRIUMPH,
+)
 
 BY_SPACE = frozenset({FLANKING, SPICULUM, MOB, DAMNATIO})  # abilities whose targets depend on the space
+SPECIAL_PLACEMENT = frozenset({FORCE_MARCH, PRAETORIAN, FOEDERATI, TRIUMPH})
 
 
 def legal_keys(g: Game, seat: int) -> list[tuple[Any, ...]]:
@@ -39,41 +50,82 @@ def legal_keys(g: Game, seat: int) -> list[tuple[Any, ...]]:
     return []
 
 
-def action_keys(g: Game, seat: int) -> list[tuple[Any, ...]]:
-    """Every action of the active seat: influence plays with each ability use, barbarian placements and moves,
-    or a pass when nothing else is possible [K15-K20]."""
+def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
+    """Per card of the hand, what it may do, with the number of commands it makes: ``(weight, card, spots,
+    uses, per_space)`` where ``spots`` are (space, placement) pairs and ``uses`` is None (no choice), one shared
+    list of ability uses, or (``per_space``) a list per spot. Barbarian cards come as ``(weight, card, homelands,
+    moves, False)``."""
     T = g.T
     actor = g.seat_actor[seat]
-    keys: list[tuple[Any, ...]] = []
-    barbarians = []
+    entries: list[tuple[Any, ...]] = []
+    total = 0
     free = L.free_spaces(g, actor)
+    faction_spots = [(s, L.FACTION) for s in free]
+    homes = moves = None
     for c in g.hands[seat]:
         if T.is_barbarian[c]:
-            barbarians.append(c)
+            if homes is None:
+                homes, moves = L.homelands_open(g), L.barbarian_moves(g)
+            weight = len(homes) + len(moves)  # type: ignore[arg-type]
+            if weight:
+                entries.append((weight, c, homes, moves, False))
+                total += weight
             continue
-        spots = L.placements(g, actor, c, free)
+        ability = T.ability[c]
+        spots = L.placements(g, actor, c, free) if ability in SPECIAL_PLACEMENT else faction_spots
         if not spots:
             continue
         if L.ability_kind(g, actor, c) != L.CHOICE:
-            keys += [("I", c, s, kind, None, -1) for s, kind in spots]
-            continue
-        shared = None if T.ability[c] in BY_SPACE else L.targets(g, actor, c, spots[0][0])
-        for s, kind in spots:
-            uses = shared if shared is not None else L.targets(g, actor, c, s)
-            if not uses:
-                keys.append(("I", c, s, kind, None, -1))
-            else:
-                keys.append(("I", c, s, kind, "decline", -1))
-                keys += [("I", c, s, kind, use, x) for use, x in uses]
-    if barbarians:
-        homes = L.homelands_open(g)
-        moves = L.barbarian_moves(g)
-        for b in barbarians:
-            keys += [("P", b, h) for h in homes]
-            keys += [("M", b, frm, to) for frm, to in moves]
-    if not keys:
-        keys.append(("S",))
+            uses: Any = None
+            weight = len(spots)
+        elif ability not in BY_SPACE:
+            uses = L.targets(g, actor, c, spots[0][0])
+            weight = len(spots) * (1 + len(uses)) if uses else len(spots)
+        else:
+            uses = [L.targets(g, actor, c, s) for s, _ in spots]
+            weight = sum(1 + len(u) if u else 1 for u in uses)
+        entries.append((weight, c, spots, uses, ability in BY_SPACE and uses is not None))
+        total += weight
+    return entries, total
+
+
+def _expand(entry: tuple[Any, ...], g: Game) -> list[tuple[Any, ...]]:
+    """The keys of one card's entry (in a fixed order)."""
+    _, c, spots, uses, per_space = entry
+    if g.T.is_barbarian[c]:
+        return [("P", c, h) for h in spots] + [("M", c, frm, to) for frm, to in uses]
+    if uses is None:
+        return [("I", c, s, kind, None, -1) for s, kind in spots]
+    keys: list[tuple[Any, ...]] = []
+    for i, (s, kind) in enumerate(spots):
+        here = uses[i] if per_space else uses
+        if not here:
+            keys.append(("I", c, s, kind, None, -1))
+        else:
+            keys.append(("I", c, s, kind, "decline", -1))
+            keys += [("I", c, s, kind, use, x) for use, x in here]
     return keys
+
+
+def action_keys(g: Game, seat: int) -> list[tuple[Any, ...]]:
+    """Every action of the active seat: influence plays with each ability use, barbarian placements and moves,
+    or a pass when nothing else is possible [K15-K20]."""
+    entries, _ = _analyse(g, seat)
+    keys = [k for entry in entries for k in _expand(entry, g)]
+    return keys or [("S",)]
+
+
+def sample_action(g: Game, seat: int, rng: random.Random) -> tuple[Any, ...]:
+    """A uniformly random action key, expanding only the card it falls on."""
+    entries, total = _analyse(g, seat)
+    if not total:
+        return ("S",)
+    r = rng.randrange(total)
+    for entry in entries:
+        if r < entry[0]:
+            return _expand(entry, g)[r]
+        r -= entry[0]
+    raise AssertionError("unreachable: r < total")
 
 
 def command_of(g: Game, seat: int, key: tuple[Any, ...]) -> Any:
@@ -119,5 +171,7 @@ def sample_legal(g: Game | None, seat: int, rng: random.Random) -> Any:
     """A uniformly random legal command of ``seat`` (None: it has none)."""
     if g is None:
         return None
+    if g.phase == ACTION and seat in awaited(g):
+        return command_of(g, seat, sample_action(g, seat, rng))
     keys = legal_keys(g, seat)
     return command_of(g, seat, rng.choice(keys)) if keys else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from events.barracks.settings import BarracksSettings
-from services.rules.barracks.state import _FIXED, _LISTS, _NESTED, _SCALARS, Game
+from services.rules.barracks.state import _FIXED, _LISTS, _NESTED, _SCALARS, Game, actor_masks
 from services.rules.barracks.tables import tables_for
 
 
@@ -36,6 +36,7 @@ def restore(raw: bytes) -> Game:
     g.faction_actor = tuple(faction_actor)
     g.seat_actor = tuple(seat_actor)
     g.solo = d["solo"]
+    g.actor_mask = actor_masks(g.T, g.actor_factions)
     for name in _LISTS:
         setattr(g, name, list(d[name]))
     for name in _NESTED:
@@ -43,5 +44,5 @@ def restore(raw: bytes) -> Game:
     for name in _SCALARS:
         setattr(g, name, d[name])
     g.final = d["final"]
-    assert len(_FIXED) == 9
+    assert len(_FIXED) == 10
     return g

@@ -28,14 +28,20 @@ NONE, ACTION, ORDER, KEEP, PICK, RIVAL_PLACE, OVER = range(7)
 
 _LISTS = (
     "top", "under", "counters", "face_down", "played_by", "pos", "loc", "emp", "eloc", "deck", "forum", "discard",
-    "box", "pool", "emperor_deck", "aside", "out", "surrounded", "looked",
+    "box", "pool", "emperor_deck", "aside", "out", "surrounded", "looked", "filled",
 )  # fmt: skip
 _NESTED = ("hands", "known", "won", "won_barbarians")
 _SCALARS = (
     "round", "turn", "first_actor", "active", "phase", "passes", "demagogue", "demagogue_card", "played_value",
-    "pending_draw", "pending_look", "limbo", "chooser", "version",
+    "pending_draw", "pending_look", "limbo", "chooser", "alive", "full", "version",
 )  # fmt: skip
-_FIXED = ("T", "players", "settings", "seed", "actor_seat", "actor_factions", "faction_actor", "seat_actor", "solo")
+_FIXED = (
+    "T", "players", "settings", "seed", "actor_seat", "actor_factions", "faction_actor", "seat_actor", "solo",
+    "actor_mask",
+)  # fmt: skip
+
+
+_new = object.__new__
 
 
 class Game:
@@ -52,6 +58,7 @@ class Game:
     faction_actor: tuple[int, ...]  # per faction: the actor playing it
     seat_actor: tuple[int, ...]  # per seat: its actor
     solo: bool
+    actor_mask: tuple[tuple[int, ...], ...]  # per actor, per space: bits of the Emperor spaces it is a side of
     top: list[int]  # per influence space: the card on top, -1 empty
     under: list[int]  # per influence space: the influence card a barbarian covers, -1 none
     counters: list[int]  # per card: counters on it
@@ -71,6 +78,7 @@ class Game:
     out: list[int]  # Emperors out of the game
     surrounded: list[int]  # Emperor spaces the active player must order (phase ORDER)
     looked: list[int]  # the cards Frumentarii looks at (phase KEEP)
+    filled: list[int]  # per Emperor space: how many of its four sides hold a card
     hands: list[list[int]]  # per seat
     known: list[list[int]]  # per seat: cards of its hand every seat knows (Forum picks, a passing hand) [K14]
     won: list[list[int]]  # per actor: captured Emperors (scoring area)
@@ -88,20 +96,65 @@ class Game:
     pending_look: bool  # Frumentarii's look to come [K31]
     limbo: int  # a rival claimant's drawn card on its way [K43]
     chooser: int  # the seat that chose the resolution order, -1 none (for the record) [K22]
+    alive: int  # bit e set: Emperor space e holds an Emperor
+    full: int  # bit e set: all four sides of Emperor space e hold a card (surrounded if it holds an Emperor) [K22]
     version: int  # events applied
     final: dict[str, Any] | None  # the result, once over
 
     def copy(self) -> Game:
-        """A working copy (lists copied, tables and settings shared)."""
-        new = Game.__new__(Game)
-        for name in _FIXED:
-            setattr(new, name, getattr(self, name))
-        for name in _LISTS:
-            setattr(new, name, getattr(self, name)[:])
-        for name in _NESTED:
-            setattr(new, name, [x[:] for x in getattr(self, name)])
-        for name in _SCALARS:
-            setattr(new, name, getattr(self, name))
+        """A working copy (lists copied; tables, settings and seating shared). Written out: it runs once per
+        command."""
+        new = _new(Game)
+        new.T = self.T
+        new.players = self.players
+        new.settings = self.settings
+        new.seed = self.seed
+        new.actor_seat = self.actor_seat
+        new.actor_factions = self.actor_factions
+        new.faction_actor = self.faction_actor
+        new.seat_actor = self.seat_actor
+        new.solo = self.solo
+        new.actor_mask = self.actor_mask
+        new.top = self.top[:]
+        new.under = self.under[:]
+        new.counters = self.counters[:]
+        new.face_down = self.face_down[:]
+        new.played_by = self.played_by[:]
+        new.pos = self.pos[:]
+        new.loc = self.loc[:]
+        new.emp = self.emp[:]
+        new.eloc = self.eloc[:]
+        new.deck = self.deck[:]
+        new.forum = self.forum[:]
+        new.discard = self.discard[:]
+        new.box = self.box[:]
+        new.pool = self.pool[:]
+        new.emperor_deck = self.emperor_deck[:]
+        new.aside = self.aside[:]
+        new.out = self.out[:]
+        new.surrounded = self.surrounded[:]
+        new.looked = self.looked[:]
+        new.filled = self.filled[:]
+        new.hands = [x[:] for x in self.hands]
+        new.known = [x[:] for x in self.known]
+        new.won = [x[:] for x in self.won]
+        new.won_barbarians = [x[:] for x in self.won_barbarians]
+        new.round = self.round
+        new.turn = self.turn
+        new.first_actor = self.first_actor
+        new.active = self.active
+        new.phase = self.phase
+        new.passes = self.passes
+        new.demagogue = self.demagogue
+        new.demagogue_card = self.demagogue_card
+        new.played_value = self.played_value
+        new.pending_draw = self.pending_draw
+        new.pending_look = self.pending_look
+        new.limbo = self.limbo
+        new.chooser = self.chooser
+        new.alive = self.alive
+        new.full = self.full
+        new.version = self.version
         new.final = self.final
         return new
 
@@ -160,6 +213,7 @@ def new_game(
         g.faction_actor = (0, 1, 2, 3)
         g.seat_actor = tuple(fs[0] for fs in seats)
     g.solo = len(players) == 1
+    g.actor_mask = actor_masks(T, g.actor_factions)
     n_actors = len(g.actor_seat)
     g.top = [-1] * T.n_spaces
     g.under = [-1] * T.n_spaces
@@ -189,6 +243,17 @@ def new_game(
     g.pending_draw = g.pending_look = False
     g.limbo = -1
     g.chooser = -1
+    g.alive = 0
+    g.filled = [0] * T.n_emp_spaces
+    g.full = 0
     g.version = 0
     g.final = None
     return g
+
+
+def actor_masks(T: Tables, actor_factions: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    """Per actor and space: the bits of the Emperor spaces whose side of one of its factions the space is [K10]."""
+    return tuple(
+        tuple(sum(1 << e for e, f in T.sides_of[s] if f in factions) for s in range(T.n_spaces))
+        for factions in actor_factions
+    )

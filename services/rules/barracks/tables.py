@@ -77,6 +77,7 @@ class Tables:
                 sides_of[s].append((e, faction))
         self.sides_of: tuple[tuple[tuple[int, int], ...], ...] = tuple(tuple(x) for x in sides_of)
         self.touches: tuple[tuple[int, ...], ...] = tuple(tuple(e for e, _ in x) for x in sides_of)
+        self.touch_mask: tuple[int, ...] = tuple(sum(1 << e for e in x) for x in self.touches)
         # Per faction: (space, Emperor space) for every side of that faction [K10].
         self.faction_sides: tuple[tuple[tuple[int, int], ...], ...] = tuple(
             tuple((four[f], e) for e, four in enumerate(sides)) for f in range(4)
