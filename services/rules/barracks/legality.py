@@ -136,10 +136,12 @@ def ability_kind(g: Game, actor: int, c: int) -> str:
     ability = g.T.ability[c]
     if ability in ALWAYS_ON:
         return ALWAYS
-    if ability < 0 or ability in PLACEMENT_ABILITIES:
+    if ability < 0:
         return NO_ABILITY
     if suppressed(g, actor):
         return SUPPRESSED
+    if ability in PLACEMENT_ABILITIES:
+        return NO_ABILITY
     return CHOICE
 
 
