@@ -121,14 +121,17 @@ def table(
     face_down: Sequence[str] = (),
     owners: Mapping[str, int] | None = None,
     demagogue: int | None = None,
+    round: int | None = None,
+    extra: Sequence[Any] = (),
 ) -> Game:
     """A started game rearranged: only ``emperors`` (space -> Emperor id) on the board when given, ``board``
     (space -> card, or (barbarian, covered card)), ``hands`` per seat, the Forum, the top of the deck; then the turn
-    of seat ``turn`` begins (``turn=None``: no turn is started). ``demagogue``: that seat's Demagogue is in force."""
+    of seat ``turn`` begins (``turn=None``: no turn is started). ``demagogue``: that seat's Demagogue is in force;
+    ``round``: the round number; ``extra``: more arranged events (e.g. :func:`captured`)."""
     state = given(start(players, settings, seed))
     arranged = arrange(
         state, turn=turn, hands=hands, board=board, emperors=emperors, forum=forum, deck_top=deck_top,
-        counters=counters, face_down=face_down, owners=owners, demagogue=demagogue,
+        counters=counters, face_down=face_down, owners=owners, demagogue=demagogue, round=round, extra=extra,
     )  # fmt: skip
     return given(arranged, state)
 
@@ -137,6 +140,11 @@ def arrange(state: Game, **kw: Any) -> list[Any]:
     """The events of :func:`table`'s rearrangement of ``state``."""
     T = state.T
     out: list[Any] = []
+    if kw.get("round") is not None:
+        first = FACTIONS[state.actor_factions[state.first_actor][0]]
+        out.append(
+            F.RoundStarted(round=kw["round"], first_faction=first, first_seat=None, drawn_from=(), rulings=("K12",))
+        )
     on_board = [T.card_ids[c] for s in range(T.n_spaces) for c in (state.top[s], state.under[s]) if c >= 0]
     if on_board:
         out.append(
@@ -150,12 +158,10 @@ def arrange(state: Game, **kw: Any) -> list[Any]:
                 )
         out.append(F.EmperorsDealt(round=state.round, placed=tuple(kw["emperors"].items()), rulings=("K11",)))
     hands = kw.get("hands") or {}
+    old = [T.card_ids[c] for seat in hands for c in state.hands[seat]]
+    if old:  # every rearranged hand is emptied first, then dealt
+        out.append(F.CardsDiscarded(cards=tuple(old), spaces=(None,) * len(old), reason="orphaned", rulings=("K27",)))
     for seat, cards in hands.items():
-        old = [T.card_ids[c] for c in state.hands[seat]]
-        if old:
-            out.append(
-                F.CardsDiscarded(cards=tuple(old), spaces=(None,) * len(old), reason="orphaned", rulings=("K27",))
-            )
         out.append(F.HandDealt(seat=seat, cards=tuple(cards), rulings=("K11",)))
     owners = kw.get("owners") or {}
     for space, what in (kw.get("board") or {}).items():
@@ -199,6 +205,7 @@ def arrange(state: Game, **kw: Any) -> list[Any]:
         top = list(kw["deck_top"])
         rest = [T.card_ids[c] for c in reversed(probe.deck) if T.card_ids[c] not in top]
         out.append(F.DeckShuffled(round=state.round, order=tuple(top + rest), reason="round", rulings=("K11",)))
+    out += kw.get("extra") or ()
     if kw.get("demagogue") is not None:
         out.append(F.DemagogueActive(seat=kw["demagogue"], card="yellow-7-demagogue", rulings=("K37",)))
     seat = kw.get("turn", 0)
@@ -262,3 +269,15 @@ def discard(state: Game) -> list[str]:
 # The Emperor space (2,2) and its four sides; a second one next to it.
 ROMA = "2,2"
 N22, E22, S22, W22 = "1,2", "2,3", "3,2", "2,1"
+
+
+def captured(seat: int, *emperors: str) -> list[Any]:
+    """Arranged facts: ``seat`` captured these Emperors earlier."""
+    return [
+        F.EmperorResolved(
+            emperor=x, space="-", colour="red", sides=(), trump=None, trump_reason="emperor_colour", quaestors=(),
+            ambitus=(), winner=None, winning_side=None, outcome="captured", reason="highest_card",
+            captured_by_seat=seat, captured_by_rival=None, chosen_by=None, rulings=("K27",),
+        )
+        for x in emperors
+    ]  # fmt: skip
