@@ -119,7 +119,7 @@ def table(
     deck_top: Sequence[str] | None = None,
     counters: Mapping[str, int] | None = None,
     face_down: Sequence[str] = (),
-    owners: Mapping[str, int] | None = None,
+    owners: Mapping[str, int | str] | None = None,
     demagogue: int | None = None,
     round: int | None = None,
     extra: Sequence[Any] = (),
@@ -177,9 +177,9 @@ def arrange(state: Game, **kw: Any) -> list[Any]:
                 )
             else:
                 faction = _side_of(state, space, kw.get("emperors"))
-                seat = owners.get(card, state.actor_seat[state.faction_actor[faction]])
-                rival = None
-                if seat is not None and seat < 0:
+                owner = owners.get(card, state.actor_seat[state.faction_actor[faction]])
+                seat, rival = (None, owner) if isinstance(owner, str) else (owner, None)
+                if seat is not None and seat < 0:  # the side of a rival claimant
                     seat, rival = None, FACTIONS[faction]
                 out.append(
                     F.InfluencePlayed(

@@ -161,11 +161,18 @@ def test_given_a_diagonal_card_with_counters_when_flanking_maneuver_swaps_then_t
 
 
 def test_given_a_face_down_diagonal_card_when_flanking_maneuver_is_used_then_it_may_be_swapped() -> None:
-    """[K7, K33] A face-down card is still an influence card."""
+    """[K7, K33, KX15] A face-down card is still an influence card; it keeps its player when swapped."""
     state = table(
-        emperors=BOARD, board={W22: "yellow-6-mob"}, face_down=["yellow-6-mob"], hands={0: ["red-6-flanking-maneuver"]}
+        emperors=BOARD,
+        board={W22: "yellow-6-mob"},
+        face_down=["yellow-6-mob"],
+        owners={"yellow-6-mob": 2},
+        hands={0: ["red-6-flanking-maneuver"]},
     )
-    accepted(state, play(0, "red-6-flanking-maneuver", N22, "use", "yellow-6-mob"))
+    events, after = accepted(state, play(0, "red-6-flanking-maneuver", N22, "use", "yellow-6-mob"))
+    assert "KX15" in one(events, F.CardsSwapped).rulings
+    mob = after.T.card_index["yellow-6-mob"]
+    assert after.face_down[mob] and after.played_by[mob] == 2 and at(after, N22) == "yellow-6-mob"
 
 
 def test_given_only_a_barbarian_diagonal_when_flanking_maneuver_is_played_then_it_has_no_target() -> None:

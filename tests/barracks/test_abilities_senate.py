@@ -107,7 +107,7 @@ def test_given_princeps_senatus_used_when_the_turn_ends_then_the_top_card_is_dra
 
 
 def test_given_an_empty_deck_when_princeps_senatus_is_played_then_its_draw_is_lost() -> None:
-    """[K31, K17] With the deck empty the bonus draw is lost: no choice is offered."""
+    """[K31, K17, KX8] With the deck empty the bonus draw is lost: no choice is offered."""
     state = table(emperors=BOARD, hands={0: ["blue-3-princeps-senatus"]})
     deck = tuple(state.T.card_ids[c] for c in state.deck)
     empty = given(
@@ -116,6 +116,7 @@ def test_given_an_empty_deck_when_princeps_senatus_is_played_then_its_draw_is_lo
     rejected(empty, play(0, "blue-3-princeps-senatus", NW, "use"), "no_ability_choice", "K17")
     events, _ = accepted(empty, play(0, "blue-3-princeps-senatus", NW))
     assert one(events, F.InfluencePlayed).ability == "no_target" and not [e for e in events if type(e) is F.CardDrawn]
+    assert "KX8" in one(events, F.InfluencePlayed).rulings
 
 
 def test_given_a_demagogue_when_princeps_senatus_is_played_then_nothing_is_drawn() -> None:

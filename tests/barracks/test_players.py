@@ -134,7 +134,7 @@ def test_given_a_rival_turn_with_ties_when_placing_then_most_adjacent_emperors_t
 
 
 def test_given_a_rival_without_a_legal_space_when_it_draws_then_the_card_is_discarded_face_up() -> None:
-    """[K43] No legal space: the drawn card is discarded."""
+    """[K43, KX10] No legal space: the drawn card is discarded; the rival has not passed."""
     state = three(
         emperors={ROMA: "red-emperor-01", "4,4": "yellow-emperor-03"},
         board={W22: "red-4-castra", "4,3": "red-3-castra"},
@@ -144,9 +144,8 @@ def test_given_a_rival_without_a_legal_space_when_it_draws_then_the_card_is_disc
     _, after = accepted(state, play(2, "red-3-cavalry", "5,4"))
     events, after = accepted(after, first_pick(after))
     gone = one(events, F.CardsDiscarded)
-    assert (gone.reason, gone.cards) == ("rival_no_space", ("blue-6-foederati",)) and "blue-6-foederati" in discard(
-        after
-    )
+    assert (gone.reason, gone.cards) == ("rival_no_space", ("blue-6-foederati",))
+    assert "blue-6-foederati" in discard(after) and "KX10" in gone.rulings and after.passes == 0
 
 
 def test_given_a_rival_drawing_a_barbarian_outside_solo_when_it_plays_then_the_barbarian_is_discarded() -> None:
@@ -266,3 +265,19 @@ def test_given_solo_when_the_game_ends_then_the_player_wins_only_by_exceeding_ea
         and dict(ended.rival_scores) == {"east": 0, "south": 0, "west": 0}
     )
     assert RULES.result(after)["outcome"] == "won"  # type: ignore[index]
+
+
+def test_given_capture_by_player_when_a_rival_claimants_card_wins_then_the_rival_takes_it_out_of_the_game() -> None:
+    """[K27, K41, KX11] With capture=player a card played by a rival claimant captures for that rival (three players:
+    out of the game), wherever it lies."""
+    state = three(
+        settings={"capture": "player"},
+        emperors={ROMA: "red-emperor-01", "4,4": "yellow-emperor-03"},
+        board={N22: "red-8-spiculum", E22: "blue-3-tribute", W22: "yellow-4-ambitus"},
+        owners={"red-8-spiculum": "west"},
+        hands={2: ["blue-5-foederati"]},
+    )
+    events, _ = accepted(state, play(2, "blue-5-foederati", S22))
+    resolved = one(events, F.EmperorResolved)
+    assert resolved.winning_side == "north" and resolved.outcome == "out_of_game"
+    assert resolved.captured_by_rival == "west" and "KX11" in resolved.rulings

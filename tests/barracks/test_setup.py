@@ -95,6 +95,20 @@ def test_given_a_new_game_when_round_1_is_set_up_then_barbarians_emperors_deck_h
     assert len(state.emperor_deck) == 26
 
 
+def test_given_a_new_round_when_dealt_then_emperors_hands_and_forum_come_from_the_top_in_order() -> None:
+    """[KX9, K11] Emperors top first onto the spaces in row then column order; hands seat by seat from the top of
+    the shuffled deck; then the Forum, left to right."""
+    opening = start(4, seed=5)
+    order = one(opening, F.DeckShuffled).order
+    dealt = one(opening, F.EmperorsDealt)
+    assert [s for s, _ in dealt.placed] == list(T.emp_ids) and "KX9" in dealt.rulings
+    emperor_order = one(opening, F.EmperorDeckShuffled).order
+    assert [x for _, x in dealt.placed] == list(emperor_order[:13])
+    hands = of_type(opening, F.HandDealt)
+    assert [h.cards for h in hands] == [order[5 * i : 5 * i + 5] for i in range(4)]
+    assert one(opening, F.ForumDealt).cards == order[20:24]
+
+
 def test_given_the_same_seed_when_started_twice_then_the_same_events_and_another_seed_differs() -> None:
     """[K13] Every shuffle and deal comes from the seed and is recorded."""
     assert start(4, seed=7) == start(4, seed=7)
@@ -122,7 +136,8 @@ def test_given_round_1_when_the_first_player_is_drawn_then_it_is_one_of_the_seat
 
 
 def test_given_settings_when_they_are_malformed_or_do_not_fit_the_table_then_the_start_is_refused() -> None:
-    """[K42, K11] Settings are strict; the number of players must fit; the deal must fit the deck."""
+    """[K42, K11, KX14] Settings are strict; the number of players must fit; rival claimants must leave one faction
+    per player, who take the others clockwise; the deal must fit the deck."""
     with pytest.raises(ValidationError):
         RULES.start(NAMES, {"hand_size": "5"}, 1)
     with pytest.raises(ValidationError):

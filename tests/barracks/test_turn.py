@@ -104,9 +104,9 @@ def test_given_no_possible_play_when_the_turn_comes_then_the_seat_passes_automat
 
 
 def test_given_a_possible_play_when_the_seat_asks_to_pass_then_it_is_refused() -> None:
-    """[K20] Pass only when no play is possible."""
+    """[K20, KX5] Pass only when no play is possible (an awaited seat always has one)."""
     state = table(emperors=BOARD, hands={0: ["red-3-cavalry"]})
-    rejected(state, F.Pass(seat=0), "play_possible", "K20")
+    rejected(state, F.Pass(seat=0), "play_possible", "K20", "KX5")
 
 
 def test_given_an_arranged_turn_without_any_play_when_the_seat_passes_then_its_hand_is_shown() -> None:

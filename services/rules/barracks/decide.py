@@ -276,7 +276,7 @@ def _move_barbarian(g: Game, seat: int, cmd: Any) -> Plan | Rejection:
 
 def _pass(g: Game, seat: int, cmd: Any) -> Plan | Rejection:
     if L.can_play(g, g.seat_actor[seat]):
-        return reject("play_possible", "You may pass only when no play is possible.", "K20")
+        return reject("play_possible", "You may pass only when no play is possible.", "K20", "KX5")
     return plays.pass_turn, (seat,)
 
 

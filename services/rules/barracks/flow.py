@@ -191,13 +191,19 @@ def rival_turn(tx: Tx, actor: int) -> bool:
     c = g.deck[-1]
     tx.emit(F.RivalDrew(rival=faction, card=T.card_ids[c], rulings=("K43",)))
     if T.is_barbarian[c]:
-        tx.emit(F.CardsDiscarded(cards=(T.card_ids[c],), spaces=(None,), reason="rival_barbarian", rulings=("K44",)))
+        tx.emit(
+            F.CardsDiscarded(cards=(T.card_ids[c],), spaces=(None,), reason="rival_barbarian", rulings=("K44", "KX10"))
+        )
         if g.solo and g.box:
             _box_barbarian(tx)
     else:
         free = L.free_spaces(g, actor)
         if not free:
-            tx.emit(F.CardsDiscarded(cards=(T.card_ids[c],), spaces=(None,), reason="rival_no_space", rulings=("K43",)))
+            tx.emit(
+                F.CardsDiscarded(
+                    cards=(T.card_ids[c],), spaces=(None,), reason="rival_no_space", rulings=("K43", "KX10")
+                )
+            )
             return True
         if g.solo and g.demagogue == g.seat_actor[0]:  # K43: the solo player chooses under their Demagogue
             tx.emit(F.DecisionRequested(seat=0, decision="rival_place", card=T.card_ids[c], rulings=("K43", "K37")))

@@ -15,11 +15,13 @@ from services.rules.barracks.tables import (
     DAMNATIO,
     DEMAGOGUE,
     FLANKING,
+    FRUMENTARII,
     MOB,
     MOBILE_VULGUS,
     PEDDLING,
     POPULARITY,
     PRETENDER,
+    PRINCEPS,
     REINFORCEMENTS,
     SPICULUM,
     TRIBUTE,
@@ -29,7 +31,7 @@ ABILITY_RULINGS = {
     REINFORCEMENTS: ("K18", "K2"),
     PEDDLING: ("K18", "K2"),
     POPULARITY: ("K18", "K2"),
-    FLANKING: ("K7", "K32"),
+    FLANKING: ("K7", "K32", "KX15"),
     SPICULUM: ("K34", "K16", "KX1"),
     MOB: ("K33", "K16", "KX1"),
     TRIBUTE: ("K34",),
@@ -74,7 +76,7 @@ def play_influence(tx: Tx, seat: int, c: int, s: int, kind: str, choice: str | N
         state = "used" if kind != L.FACTION else "none"
     elif choice is None:
         state = "no_target"
-        rulings.append("K17")
+        rulings += ["K17", "KX8"] if T.ability[c] in (PRINCEPS, FRUMENTARII) else ["K17"]
     else:
         state = "declined" if choice == "decline" else "used"
         rulings.append("K17")

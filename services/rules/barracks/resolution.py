@@ -74,6 +74,8 @@ def outcome(g: Game, e: int, chooser: int | None) -> tuple[Any, int]:
             captured_rival = FACTIONS[g.actor_factions[actor][0]]
             result = "captured" if g.solo else "out_of_game"
             rulings.append("K41")
+            if g.settings.capture == "player":
+                rulings.append("KX11")
             if g.solo:
                 rulings.append("KX2")
     side_cards = tuple(

@@ -68,7 +68,7 @@ def begin_round(tx: Tx) -> None:
         F.EmperorsDealt(
             round=number,
             placed=tuple((T.emp_ids[e], T.emperor_ids[x]) for e, x in enumerate(dealt)),
-            rulings=("K11", "K5"),
+            rulings=("K11", "K5", "KX9"),
         )
     )
     deck = sorted(g.pool)  # K11: the 42 influence cards and the remaining barbarians
@@ -79,7 +79,7 @@ def begin_round(tx: Tx) -> None:
     size = g.settings.hand_size
     for s in range(len(g.players)):
         cards = g.deck[-size:][::-1]
-        tx.emit(F.HandDealt(seat=s, cards=tuple(T.card_ids[c] for c in cards), rulings=("K11", "K14")))
+        tx.emit(F.HandDealt(seat=s, cards=tuple(T.card_ids[c] for c in cards), rulings=("K11", "K14", "KX9")))
     forum = g.deck[-g.settings.forum_size :][::-1]
     tx.emit(F.ForumDealt(cards=tuple(T.card_ids[c] for c in forum), rulings=("K11",)))
     flow.start_turns(tx, first)

@@ -69,7 +69,7 @@ class BarracksRules(GameRules[Game]):
             rivals=rivals,
             data=default_record(),
             rules_version=RULES_VERSION,
-            rulings=("K10", "K11", "K13", "K40", "K41", "K42", "KX13"),
+            rulings=("K10", "K11", "K13", "K40", "K41", "K42", "KX13", "KX14"),
         )
         g = evolve(None, started)
         tx = Tx(g)
