@@ -61,9 +61,8 @@ def test_given_a_pick_when_a_middle_card_is_taken_then_the_row_slides_left_and_t
     taken = one(events, F.ForumTaken)
     assert (taken.slot, taken.refill, taken.allowed, taken.played_value) == (2, "yellow-8-pretender", 0, 1)
     assert [after.T.card_ids[c] for c in after.forum] == [*FORUM[:2], *FORUM[3:], "yellow-8-pretender"]
-    assert after.T.card_index["yellow-3-quaestor"] in after.hands[0] and after.known[0] == [
-        after.T.card_index["yellow-3-quaestor"]
-    ]
+    quaestor = after.T.card_index["yellow-3-quaestor"]
+    assert quaestor in after.hands[0] and after.known[0] == (quaestor,)
 
 
 def test_given_an_empty_deck_when_a_card_is_picked_then_the_forum_shrinks() -> None:

@@ -115,7 +115,7 @@ def test_given_an_arranged_turn_without_any_play_when_the_seat_passes_then_its_h
     assert [c.type for c in legal(state, 0)] == ["Pass"]
     events, after = accepted(state, F.Pass(seat=0))
     assert one(events, F.Passed).hand == ("blue-3-tribute",) and not one(events, F.Passed).automatic
-    assert after.known[0] == after.hands[0]
+    assert list(after.known[0]) == after.hands[0]
 
 
 def test_given_a_play_with_princeps_when_it_surrounds_an_emperor_then_the_decisions_come_in_order() -> None:

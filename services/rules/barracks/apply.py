@@ -58,8 +58,10 @@ def take(g: Game, c: int) -> None:
                     filled[e] -= 1
         g.under[s] = -1
         g.pos[c] = -1
-        g.counters[c] = 0  # K18: counters leave with their card
-        g.face_down[c] = False
+        if g.counters[c]:  # K18: counters leave with their card
+            g.counters = _set(g.counters, c, 0)
+        if g.face_down[c]:
+            g.face_down = _set(g.face_down, c, False)
         g.played_by[c] = -1
     elif where == DECK:
         deck = g.deck
@@ -70,21 +72,33 @@ def take(g: Game, c: int) -> None:
     elif where == FORUM:
         g.forum.remove(c)
     elif where == DISCARD:
-        g.discard.remove(c)
+        g.discard = _drop(g.discard, c)
     elif where == BOX:
-        g.box.remove(c)
+        g.box = _drop(g.box, c)
     elif where == POOL:
-        g.pool.remove(c)
+        g.pool = _drop(g.pool, c)
     elif where == LIMBO:
         g.limbo = -1
     elif where >= WON:
-        g.won_barbarians[where - WON].remove(c)
+        actor = where - WON
+        g.won_barbarians = _set(g.won_barbarians, actor, _drop(g.won_barbarians[actor], c))
     else:
         seat = where - HAND
         g.hands[seat].remove(c)
         known = g.known[seat]
         if c in known:
-            known.remove(c)
+            g.known = _set(g.known, seat, _drop(known, c))
+
+
+def _drop(items: tuple[Any, ...], x: Any) -> tuple[Any, ...]:
+    """``items`` without its element ``x`` (the rarely changed parts of the state are tuples: shared by copies)."""
+    i = items.index(x)
+    return items[:i] + items[i + 1 :]
+
+
+def _set(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    """``items`` with element ``i`` replaced."""
+    return (*items[:i], value, *items[i + 1 :])
 
 
 def put(g: Game, c: int, s: int, actor: int) -> None:
@@ -107,7 +121,7 @@ def put(g: Game, c: int, s: int, actor: int) -> None:
 def to_discard(g: Game, c: int) -> None:
     """Card ``c`` onto the discard pile."""
     take(g, c)
-    g.discard.append(c)
+    g.discard += (c,)
     g.loc[c] = DISCARD
 
 
@@ -119,13 +133,14 @@ def take_emperor(g: Game, e: int) -> None:
         g.emp[es] = -1
         g.alive &= ~(1 << es)
     elif where == E_DECK:
-        g.emperor_deck.remove(e)
+        g.emperor_deck = _drop(g.emperor_deck, e)
     elif where == E_ASIDE:
-        g.aside.remove(e)
+        g.aside = _drop(g.aside, e)
     elif where == E_OUT:
-        g.out.remove(e)
+        g.out = _drop(g.out, e)
     elif where >= E_WON:
-        g.won[where - E_WON].remove(e)
+        actor = where - E_WON
+        g.won = _set(g.won, actor, _drop(g.won[actor], e))
 
 
 def _actor(g: Game, seat: int | None, rival: str | None) -> int:
@@ -144,8 +159,8 @@ def _emperor_deck_shuffled(g: Game, e: Any) -> None:
     codes = [index[x] for x in e.order]
     for x in codes:
         take_emperor(g, x)
-        g.eloc[x] = E_DECK
-    g.emperor_deck = codes[::-1]
+        g.eloc = _set(g.eloc, x, E_DECK)
+    g.emperor_deck = tuple(codes[::-1])
 
 
 def _round_started(g: Game, e: Any) -> None:
@@ -161,7 +176,7 @@ def _barbarians_set(g: Game, e: Any) -> None:
     for cid in e.holding_box:
         c = T.card_index[cid]
         take(g, c)
-        g.box.append(c)
+        g.box += (c,)
         g.loc[c] = BOX
     for sid, cid in e.placed:
         c = T.card_index[cid]
@@ -177,7 +192,7 @@ def _emperors_dealt(g: Game, e: Any) -> None:
         es = T.emp_index[sid]
         g.emp[es] = x
         g.alive |= 1 << es
-        g.eloc[x] = E_BOARD
+        g.eloc = _set(g.eloc, x, E_BOARD)
 
 
 def _deck_shuffled(g: Game, e: Any) -> None:
@@ -215,14 +230,14 @@ def _turn_started(g: Game, e: Any) -> None:
     g.phase = ACTION if e.seat is not None else NONE  # ACTION for a player; a rival claimant's turn runs by itself
     g.played_value = -1
     g.pending_draw = g.pending_look = False
-    g.surrounded = []
+    g.surrounded = ()
     g.chooser = -1
 
 
 def _decision_requested(g: Game, e: Any) -> None:
     g.phase = DECISION_PHASE[e.decision]
     if e.decision == "order":
-        g.surrounded = [g.emp.index(g.T.emperor_index[x]) for x in e.emperors]
+        g.surrounded = tuple(g.emp.index(g.T.emperor_index[x]) for x in e.emperors)
         g.chooser = e.seat
 
 
@@ -230,10 +245,10 @@ def _round_ended(g: Game, e: Any) -> None:
     for eid in e.emperors_out:  # K38: Emperors left on the board are out of the game, unscored
         x = g.T.emperor_index[eid]
         take_emperor(g, x)
-        g.eloc[x] = E_OUT
-        g.out.append(x)
+        g.eloc = _set(g.eloc, x, E_OUT)
+        g.out += (x,)
     loc = g.loc
-    g.pool = [c for c in range(g.T.n_cards) if loc[c] < WON]  # K38: every card not in a scoring area returns
+    g.pool = tuple(c for c in range(g.T.n_cards) if loc[c] < WON)  # K38: every card not in a scoring area returns
     for c in g.pool:
         loc[c] = POOL
     n = g.T.n_cards
@@ -241,12 +256,12 @@ def _round_ended(g: Game, e: Any) -> None:
     g.under = [-1] * g.T.n_spaces
     g.filled = [0] * g.T.n_emp_spaces
     g.full = 0
-    g.counters, g.face_down, g.played_by, g.pos = [0] * n, [False] * n, [-1] * n, [-1] * n
-    g.deck, g.forum, g.discard, g.box = [], [], [], []
+    g.counters, g.face_down, g.played_by, g.pos = (0,) * n, (False,) * n, [-1] * n, [-1] * n
+    g.deck, g.forum, g.discard, g.box = [], [], (), ()
     g.hands = [[] for _ in g.hands]
-    g.known = [[] for _ in g.known]
+    g.known = tuple(() for _ in g.known)
     g.limbo = g.demagogue = g.demagogue_card = -1
-    g.surrounded, g.looked = [], []
+    g.surrounded, g.looked = (), ()
     g.passes = 0
     g.phase = NONE
 
@@ -273,7 +288,7 @@ def _influence_played(g: Game, e: Any) -> None:
     if e.barbarian_taken is not None:  # K28, K35: Triumph
         b = T.card_index[e.barbarian_taken]
         take(g, b)
-        g.won_barbarians[actor].append(b)
+        g.won_barbarians = _set(g.won_barbarians, actor, (*g.won_barbarians[actor], b))
         g.loc[b] = WON + actor
     c = T.card_index[e.card]
     take(g, c)
@@ -312,14 +327,14 @@ def _castra_overrun(g: Game, e: Any) -> None:
     to_discard(g, g.T.card_index[e.castra])
     b = g.T.card_index[e.barbarian]
     take(g, b)
-    g.box.append(b)
+    g.box += (b,)
     g.loc[b] = BOX
 
 
 def _passed(g: Game, e: Any) -> None:
     g.passes += 1
     if e.seat is not None:
-        g.known[e.seat] = g.hands[e.seat][:]  # K14, K20: a passing hand is shown
+        g.known = _set(g.known, e.seat, tuple(g.hands[e.seat]))  # K14, K20: a passing hand is shown
 
 
 def _rival_drew(g: Game, e: Any) -> None:
@@ -331,7 +346,7 @@ def _rival_drew(g: Game, e: Any) -> None:
 
 
 def _counter_placed(g: Game, e: Any) -> None:
-    g.counters[g.T.card_index[e.target]] = e.total
+    g.counters = _set(g.counters, g.T.card_index[e.target], e.total)
 
 
 def _cards_swapped(g: Game, e: Any) -> None:
@@ -344,8 +359,8 @@ def _cards_swapped(g: Game, e: Any) -> None:
 
 def _card_flipped(g: Game, e: Any) -> None:
     c = g.T.card_index[e.target]
-    g.face_down[c] = True
-    g.counters[c] = 0  # K18, K33
+    g.face_down = _set(g.face_down, c, True)
+    g.counters = _set(g.counters, c, 0)  # K18, K33
 
 
 def _cards_discarded(g: Game, e: Any) -> None:
@@ -367,14 +382,14 @@ def _pretender_placed(g: Game, e: Any) -> None:
     es = g.T.emp_index[e.space]
     g.emp[es] = x
     g.alive |= 1 << es
-    g.eloc[x] = E_BOARD
+    g.eloc = _set(g.eloc, x, E_BOARD)
 
 
 def _emperor_removed(g: Game, e: Any) -> None:
     x = g.T.emperor_index[e.emperor]
     take_emperor(g, x)
-    g.eloc[x] = E_OUT
-    g.out.append(x)
+    g.eloc = _set(g.eloc, x, E_OUT)
+    g.out += (x,)
 
 
 def _demagogue_active(g: Game, e: Any) -> None:
@@ -391,12 +406,12 @@ def _emperor_resolved(g: Game, e: Any) -> None:
     take_emperor(g, x)
     if e.outcome == "captured":
         actor = _actor(g, e.captured_by_seat, e.captured_by_rival)
-        g.won[actor].append(x)
-        g.eloc[x] = E_WON + actor
+        g.won = _set(g.won, actor, (*g.won[actor], x))
+        g.eloc = _set(g.eloc, x, E_WON + actor)
     else:
-        g.out.append(x)
-        g.eloc[x] = E_OUT
-    g.surrounded = []
+        g.out += (x,)
+        g.eloc = _set(g.eloc, x, E_OUT)
+    g.surrounded = ()
     g.phase = NONE
 
 
@@ -405,7 +420,7 @@ def _forum_taken(g: Game, e: Any) -> None:
     c = index[e.card]
     take(g, c)
     g.hands[e.seat].append(c)
-    g.known[e.seat].append(c)  # K14: which card a pick takes is public
+    g.known = _set(g.known, e.seat, (*g.known[e.seat], c))  # K14: which card a pick takes is public
     g.loc[c] = HAND + e.seat
     if e.refill is not None:  # K30
         r = index[e.refill]
@@ -425,7 +440,7 @@ def _card_drawn(g: Game, e: Any) -> None:
 
 
 def _cards_looked(g: Game, e: Any) -> None:
-    g.looked = [g.T.card_index[x] for x in e.cards]
+    g.looked = tuple(g.T.card_index[x] for x in e.cards)
     g.pending_look = False
 
 
@@ -439,7 +454,7 @@ def _card_kept(g: Game, e: Any) -> None:
     for b in bottom:
         g.deck.remove(b)
     g.deck[:0] = bottom[::-1]  # K31, KX7: the last listed is the bottom card (the deck's top is its end)
-    g.looked = []
+    g.looked = ()
     g.phase = NONE
 
 

@@ -112,22 +112,30 @@ def placement(g: Game, actor: int, c: int, s: int) -> str | None:
 def placements(g: Game, actor: int, c: int, free: list[int] | None = None) -> list[tuple[int, str]]:
     """Every (space, placement) of influence card ``c`` for ``actor`` [K16, K35, K37]."""
     out = [(s, FACTION) for s in (free_spaces(g, actor) if free is None else free)]
-    ability = g.T.ability[c]
-    if ability not in (FORCE_MARCH, PRAETORIAN, FOEDERATI, TRIUMPH) or suppressed(g, actor):
+    T = g.T
+    ability = T.ability[c]
+    if ability not in PLACEMENT_ABILITIES or suppressed(g, actor):
         return out
     top = g.top
-    if ability == FORCE_MARCH:
+    if ability == FORCE_MARCH:  # any empty space touching an Emperor
         mine = {s for s, _ in out}
-        out += [(s, FORCE) for s in range(g.T.n_spaces) if top[s] < 0 and s not in mine and adjacent(g, s)]
+        mask, alive = T.touch_mask, g.alive
+        out += [(s, FORCE) for s in range(T.n_spaces) if top[s] < 0 and mask[s] & alive and s not in mine]
         return out
+    # Praetorian Guard, Foederati, Triumph: an occupied space on the actor's side [K35] (what placement() checks)
+    barbarian, face_down, abilities = T.is_barbarian, g.face_down, T.ability
     seen: set[int] = set()
     for f in g.actor_factions[actor]:
-        for s, e in g.T.faction_sides[f]:
-            if top[s] >= 0 and g.emp[e] >= 0 and s not in seen:
-                seen.add(s)
-                kind = placement(g, actor, c, s)
-                if kind is not None:
-                    out.append((s, kind))
+        for s, e in T.faction_sides[f]:
+            x = top[s]
+            if x < 0 or g.emp[e] < 0 or s in seen:
+                continue
+            seen.add(s)
+            if ability == PRAETORIAN:
+                if not barbarian[x] and (abilities[x] != CASTRA or face_down[x]):
+                    out.append((s, PRAETORIAN_P))
+            elif barbarian[x]:
+                out.append((s, FOEDERATI_P if ability == FOEDERATI else TRIUMPH_P))
     return out
 
 
@@ -221,24 +229,37 @@ def emperor_of_target(g: Game, actor: int, s: int, target: int) -> int:
 def may_land(g: Game, s: int) -> bool:
     """A barbarian may land on ``s``: no barbarian there, adjacent to an Emperor, and (outside solo) no face-up
     Castra to cover [K19, K32, K41]."""
-    top = g.top[s]
-    if top >= 0 and (g.T.is_barbarian[top] or (is_castra(g, top) and not g.solo)):
-        return False
-    return adjacent(g, s)
+    return s in landing_spaces(g, (s,))
+
+
+def landing_spaces(g: Game, spaces: tuple[int, ...]) -> list[int]:
+    """Those of ``spaces`` a barbarian may land on (see :func:`may_land`)."""
+    T = g.T
+    top, mask, alive = g.top, T.touch_mask, g.alive
+    barbarian, abilities, face_down, solo = T.is_barbarian, T.ability, g.face_down, g.solo
+    found = []
+    for s in spaces:
+        x = top[s]
+        if mask[s] & alive and (
+            x < 0 or not (barbarian[x] or (abilities[x] == CASTRA and not face_down[x] and not solo))
+        ):
+            found.append(s)
+    return found
 
 
 def homelands_open(g: Game) -> list[int]:
     """Homelands a barbarian card may be placed on [K8, K19a]."""
-    return [h for h in g.T.homelands if may_land(g, h)]
+    return landing_spaces(g, g.T.homelands)
 
 
 def barbarian_moves(g: Game) -> list[tuple[int, int]]:
     """(from, to) moves of active barbarians to diagonally connected spaces [K7, K19b]."""
     T = g.T
+    barbarian = T.is_barbarian
     moves = []
     for s, x in enumerate(g.top):
-        if x >= 0 and T.is_barbarian[x]:
-            moves += [(s, d) for d in T.diagonal[s] if may_land(g, d)]
+        if x >= 0 and barbarian[x]:
+            moves += [(s, d) for d in landing_spaces(g, T.diagonal[s])]
     return moves
 
 

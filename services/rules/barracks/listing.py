@@ -15,6 +15,7 @@ from services.rules.barracks import legality as L
 from services.rules.barracks.decide import awaited, keep_orders
 from services.rules.barracks.state import ACTION, KEEP, ORDER, PICK, RIVAL_PLACE, Game
 from services.rules.barracks.tables import (
+    ALWAYS_ON,
     DAMNATIO,
     FLANKING,
     FOEDERATI,
@@ -61,9 +62,11 @@ def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
     total = 0
     free = L.free_spaces(g, actor)
     faction_spots = [(s, L.FACTION) for s in free]
+    suppressed = L.suppressed(g, actor)
     homes = moves = None
     for c in g.hands[seat]:
-        if T.is_barbarian[c]:
+        ability = T.ability[c]
+        if ability < 0:  # a barbarian card
             if homes is None:
                 homes, moves = L.homelands_open(g), L.barbarian_moves(g)
             weight = len(homes) + len(moves)  # type: ignore[arg-type]
@@ -71,11 +74,12 @@ def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
                 entries.append((weight, c, homes, moves, False))
                 total += weight
             continue
-        ability = T.ability[c]
-        spots = L.placements(g, actor, c, free) if ability in SPECIAL_PLACEMENT else faction_spots
+        special = ability in SPECIAL_PLACEMENT and not suppressed
+        spots = L.placements(g, actor, c, free) if special else faction_spots
         if not spots:
             continue
-        if L.ability_kind(g, actor, c) != L.CHOICE:
+        # what L.ability_kind says, with the suppression worked out once
+        if ability in ALWAYS_ON or ability in SPECIAL_PLACEMENT or suppressed:
             uses: Any = None
             weight = len(spots)
         elif ability not in BY_SPACE:

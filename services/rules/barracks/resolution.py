@@ -18,27 +18,27 @@ def outcome(g: Game, e: int, chooser: int | None) -> tuple[Any, int]:
     emperor = g.emp[e]
     colour = T.colour[emperor]
     sides = T.sides[e]
-    cards = [g.top[s] for s in sides]
-    values, suits, kinds, live_text = [], [], [], []
-    for c in cards:
+    top, face_down, counters = g.top, g.face_down, g.counters
+    cards = [top[s] for s in sides]
+    values = [0, 0, 0, 0]
+    suits = [-1, -1, -1, -1]
+    kinds = [0, 0, 0, 0]
+    text = [-1, -1, -1, -1]  # the ability of a face-up card; -1: a barbarian or a face-down card has no text
+    for i, c in enumerate(cards):
         if T.is_barbarian[c]:  # K3, K23: a barbarian is 0 and has no suit
-            values.append(0), suits.append(-1), kinds.append(2), live_text.append(-1)
-        elif g.face_down[c]:  # K23, K33: a face-down card is 0, with no suit and no text
-            values.append(0), suits.append(-1), kinds.append(1), live_text.append(-1)
+            kinds[i] = 2
+        elif face_down[c]:  # K23, K33: a face-down card is 0, with no suit and no text
+            kinds[i] = 1
         else:  # K23: printed value plus counters
-            values.append(T.value[c] + g.counters[c]), suits.append(T.suit[c]), kinds.append(0)
-            live_text.append(T.ability[c])
-    quaestors = [c for c, a in zip(cards, live_text, strict=True) if a == QUAESTOR]
-    ambitus = [c for c, a in zip(cards, live_text, strict=True) if a == AMBITUS]
+            values[i] = T.value[c] + counters[c]
+            suits[i] = T.suit[c]
+            text[i] = T.ability[c]
+    quaestors = tuple(T.card_ids[cards[i]] for i in range(4) if text[i] == QUAESTOR)
     trump = -1 if quaestors else colour  # K25: any Quaestor on the Emperor means no trump
-    ignored = [
-        values.count(v) > 1 and live_text[i] != CAVALRY  # K24: equal values cancel; Cavalry never does
-        for i, v in enumerate(values)
-    ]
-    is_trump = [trump >= 0 and (suits[i] == trump or live_text[i] == AMBITUS) for i in range(4)]  # K25
+    # K24: equal values cancel, whatever their suit; Cavalry never does.
+    ignored = [values.count(v) > 1 and text[i] != CAVALRY for i, v in enumerate(values)]
+    is_trump = [trump >= 0 and (suits[i] == trump or text[i] == AMBITUS) for i in range(4)]  # K25
     rulings = ["K22", "K23", "K24", "K25"]
-    if quaestors:
-        rulings.append("K25")
     winner_i = -1
     if all(ignored):
         reason = "all_ignored"  # K24
@@ -78,23 +78,17 @@ def outcome(g: Game, e: int, chooser: int | None) -> tuple[Any, int]:
                 rulings.append("KX11")
             if g.solo:
                 rulings.append("KX2")
+    ids = T.card_ids
     side_cards = tuple(
-        F.SideCard(
-            side=FACTIONS[i],
-            space=T.space_ids[sides[i]],
-            card=T.card_ids[c],
-            kind=KINDS[kinds[i]],
-            suit=SUITS[suits[i]] if suits[i] >= 0 else None,
-            printed=T.value[c] if kinds[i] == 0 else 0,
-            counters=g.counters[c] if kinds[i] == 0 else 0,
-            value=values[i],
-            ignored=ignored[i],
-            trump=is_trump[i],
-            player=_player(g, c),
-            rival=_rival(g, c),
+        _side(
+            (
+                FACTIONS[i], T.space_ids[sides[i]], ids[c], KINDS[kinds[i]], SUITS[suits[i]] if suits[i] >= 0 else None,
+                T.value[c] if kinds[i] == 0 else 0, counters[c] if kinds[i] == 0 else 0, values[i], ignored[i],
+                is_trump[i], *_players(g, c),
+            )
         )
         for i, c in enumerate(cards)
-    )
+    )  # fmt: skip
     if chooser is not None:
         rulings.append("K22")
     event = F.EmperorResolved(
@@ -104,9 +98,9 @@ def outcome(g: Game, e: int, chooser: int | None) -> tuple[Any, int]:
         sides=side_cards,
         trump=SUITS[trump] if trump >= 0 else None,
         trump_reason="quaestor" if quaestors else "emperor_colour",
-        quaestors=tuple(T.card_ids[c] for c in quaestors),
-        ambitus=tuple(T.card_ids[c] for c in ambitus),
-        winner=T.card_ids[winner] if winner >= 0 else None,
+        quaestors=quaestors,
+        ambitus=tuple(ids[cards[i]] for i in range(4) if text[i] == AMBITUS),
+        winner=ids[winner] if winner >= 0 else None,
         winning_side=FACTIONS[winner_i] if winner_i >= 0 else None,
         outcome=result,
         reason=reason,
@@ -118,19 +112,21 @@ def outcome(g: Game, e: int, chooser: int | None) -> tuple[Any, int]:
     return event, winner
 
 
-def _player(g: Game, c: int) -> int | None:
+_side = F.SideCard._make
+assert F.SideCard._fields == (
+    "side", "space", "card", "kind", "suit", "printed", "counters", "value", "ignored", "trump", "player", "rival"
+)  # fmt: skip
+
+
+def _players(g: Game, c: int) -> tuple[int | None, str | None]:
+    """(seat, rival faction) that played card ``c`` (both None for a barbarian)."""
     actor = g.played_by[c]
     if actor < 0:
-        return None
+        return None, None
     seat = g.actor_seat[actor]
-    return seat if seat >= 0 else None
-
-
-def _rival(g: Game, c: int) -> str | None:
-    actor = g.played_by[c]
-    if actor < 0 or g.actor_seat[actor] >= 0:
-        return None
-    return FACTIONS[g.actor_factions[actor][0]]
+    if seat >= 0:
+        return seat, None
+    return None, FACTIONS[g.actor_factions[actor][0]]
 
 
 def orphans(g: Game, e: int) -> list[int]:

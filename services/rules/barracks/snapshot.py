@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from events.barracks.settings import BarracksSettings
-from services.rules.barracks.state import _FIXED, _LISTS, _NESTED, _SCALARS, Game, actor_masks
+from services.rules.barracks.state import _FIXED, _LISTS, _NESTED, _NESTED_TUPLES, _SCALARS, _TUPLES, Game, actor_masks
 from services.rules.barracks.tables import tables_for
 
 
@@ -39,8 +39,12 @@ def restore(raw: bytes) -> Game:
     g.actor_mask = actor_masks(g.T, g.actor_factions)
     for name in _LISTS:
         setattr(g, name, list(d[name]))
+    for name in _TUPLES:
+        setattr(g, name, tuple(d[name]))
     for name in _NESTED:
         setattr(g, name, [list(x) for x in d[name]])
+    for name in _NESTED_TUPLES:
+        setattr(g, name, tuple(tuple(x) for x in d[name]))
     for name in _SCALARS:
         setattr(g, name, d[name])
     g.final = d["final"]

@@ -26,11 +26,24 @@ E_WON = 10
 PHASE_NAMES = ("none", "action", "order", "keep", "pick", "rival_place", "over")
 NONE, ACTION, ORDER, KEEP, PICK, RIVAL_PLACE, OVER = range(7)
 
-_LISTS = (
-    "top", "under", "counters", "face_down", "played_by", "pos", "loc", "emp", "eloc", "deck", "forum", "discard",
-    "box", "pool", "emperor_deck", "aside", "out", "surrounded", "looked", "filled",
-)  # fmt: skip
-_NESTED = ("hands", "known", "won", "won_barbarians")
+_LISTS = ("top", "under", "played_by", "pos", "loc", "emp", "deck", "forum", "filled")  # copied for each command
+# Rarely changed: tuples, shared by copies and replaced whole when they change (apply.py).
+_TUPLES = (
+    "counters",
+    "face_down",
+    "eloc",
+    "discard",
+    "box",
+    "pool",
+    "emperor_deck",
+    "aside",
+    "out",
+    "surrounded",
+    "looked",
+)
+_NESTED = ("hands",)
+assert _LISTS == ("top", "under", "played_by", "pos", "loc", "emp", "deck", "forum", "filled")  # Game.copy copies these
+_NESTED_TUPLES = ("known", "won", "won_barbarians")
 _SCALARS = (
     "round", "turn", "first_actor", "active", "phase", "passes", "demagogue", "demagogue_card", "played_value",
     "pending_draw", "pending_look", "limbo", "chooser", "alive", "full", "version",
@@ -45,9 +58,8 @@ _new = object.__new__
 
 
 class Game:
-    """One game in progress. Lists are indexed by the integer codes of tables.py."""
-
-    __slots__ = (*_FIXED, *_LISTS, *_NESTED, *_SCALARS, "final")
+    """One game in progress. Lists are indexed by the integer codes of tables.py. (No ``__slots__``: ``copy`` copies
+    the instance dict in one call.)"""
 
     T: Tables
     players: tuple[str, ...]
@@ -61,28 +73,30 @@ class Game:
     actor_mask: tuple[tuple[int, ...], ...]  # per actor, per space: bits of the Emperor spaces it is a side of
     top: list[int]  # per influence space: the card on top, -1 empty
     under: list[int]  # per influence space: the influence card a barbarian covers, -1 none
-    counters: list[int]  # per card: counters on it
-    face_down: list[bool]  # per card
+    counters: tuple[int, ...]  # per card: counters on it
+    face_down: tuple[bool, ...]  # per card
     played_by: list[int]  # per card on the board: the actor that played it (-1 for barbarians)
     pos: list[int]  # per card: its space, -1 off the board
     loc: list[int]  # per card: where it is (POOL, DECK, ..., HAND + seat, WON + actor)
     emp: list[int]  # per Emperor space: the Emperor there, -1 empty
-    eloc: list[int]  # per Emperor: where it is (E_DECK, ..., E_WON + actor)
+    eloc: tuple[int, ...]  # per Emperor: where it is (E_DECK, ..., E_WON + actor)
     deck: list[int]  # the draw deck, top card LAST
     forum: list[int]  # leftmost first
-    discard: list[int]
-    box: list[int]  # barbarians in the holding box
-    pool: list[int]  # cards gathered at the end of a round, before the next setup
-    emperor_deck: list[int]  # the Emperor round deck, top LAST
-    aside: list[int]  # set-aside Pretenders, next to place first
-    out: list[int]  # Emperors out of the game
-    surrounded: list[int]  # Emperor spaces the active player must order (phase ORDER)
-    looked: list[int]  # the cards Frumentarii looks at (phase KEEP)
+    discard: tuple[int, ...]
+    box: tuple[int, ...]  # barbarians in the holding box
+    pool: tuple[int, ...]  # cards gathered at the end of a round, before the next setup
+    emperor_deck: tuple[int, ...]  # the Emperor round deck, top LAST
+    aside: tuple[int, ...]  # set-aside Pretenders, next to place first
+    out: tuple[int, ...]  # Emperors out of the game
+    surrounded: tuple[int, ...]  # Emperor spaces the active player must order (phase ORDER)
+    looked: tuple[int, ...]  # the cards Frumentarii looks at (phase KEEP)
     filled: list[int]  # per Emperor space: how many of its four sides hold a card
     hands: list[list[int]]  # per seat
-    known: list[list[int]]  # per seat: cards of its hand every seat knows (Forum picks, a passing hand) [K14]
-    won: list[list[int]]  # per actor: captured Emperors (scoring area)
-    won_barbarians: list[list[int]]  # per actor: barbarians won through Triumph [K28]
+    known: tuple[
+        tuple[int, ...], ...
+    ]  # per seat: cards of its hand every seat knows (Forum picks, a passing hand) [K14]
+    won: tuple[tuple[int, ...], ...]  # per actor: captured Emperors (scoring area)
+    won_barbarians: tuple[tuple[int, ...], ...]  # per actor: barbarians won through Triumph [K28]
     round: int
     turn: int
     first_actor: int
@@ -102,60 +116,19 @@ class Game:
     final: dict[str, Any] | None  # the result, once over
 
     def copy(self) -> Game:
-        """A working copy (lists copied; tables, settings and seating shared). Written out: it runs once per
-        command."""
+        """A working copy: lists copied; tuples, tables, settings and seating shared (it runs once per command: one
+        C-level dict copy, then the few lists that change)."""
         new = _new(Game)
-        new.T = self.T
-        new.players = self.players
-        new.settings = self.settings
-        new.seed = self.seed
-        new.actor_seat = self.actor_seat
-        new.actor_factions = self.actor_factions
-        new.faction_actor = self.faction_actor
-        new.seat_actor = self.seat_actor
-        new.solo = self.solo
-        new.actor_mask = self.actor_mask
-        new.top = self.top[:]
-        new.under = self.under[:]
-        new.counters = self.counters[:]
-        new.face_down = self.face_down[:]
-        new.played_by = self.played_by[:]
-        new.pos = self.pos[:]
-        new.loc = self.loc[:]
-        new.emp = self.emp[:]
-        new.eloc = self.eloc[:]
-        new.deck = self.deck[:]
-        new.forum = self.forum[:]
-        new.discard = self.discard[:]
-        new.box = self.box[:]
-        new.pool = self.pool[:]
-        new.emperor_deck = self.emperor_deck[:]
-        new.aside = self.aside[:]
-        new.out = self.out[:]
-        new.surrounded = self.surrounded[:]
-        new.looked = self.looked[:]
-        new.filled = self.filled[:]
-        new.hands = [x[:] for x in self.hands]
-        new.known = [x[:] for x in self.known]
-        new.won = [x[:] for x in self.won]
-        new.won_barbarians = [x[:] for x in self.won_barbarians]
-        new.round = self.round
-        new.turn = self.turn
-        new.first_actor = self.first_actor
-        new.active = self.active
-        new.phase = self.phase
-        new.passes = self.passes
-        new.demagogue = self.demagogue
-        new.demagogue_card = self.demagogue_card
-        new.played_value = self.played_value
-        new.pending_draw = self.pending_draw
-        new.pending_look = self.pending_look
-        new.limbo = self.limbo
-        new.chooser = self.chooser
-        new.alive = self.alive
-        new.full = self.full
-        new.version = self.version
-        new.final = self.final
+        new.__dict__ = d = self.__dict__.copy()
+        d["top"], d["under"], d["played_by"], d["pos"], d["loc"] = (
+            self.top[:],
+            self.under[:],
+            self.played_by[:],
+            self.pos[:],
+            self.loc[:],
+        )
+        d["emp"], d["deck"], d["forum"], d["filled"] = self.emp[:], self.deck[:], self.forum[:], self.filled[:]
+        d["hands"] = [h[:] for h in self.hands]
         return new
 
     @property
@@ -177,7 +150,7 @@ class Game:
             "seed": self.seed,
             "final": self.final,
         }
-        for name in (*_LISTS, *_NESTED, *_SCALARS):
+        for name in (*_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS):
             data[name] = getattr(self, name)
         return data
 
@@ -186,7 +159,8 @@ class Game:
             return NotImplemented
         if self.T is not other.T and self.T.record != other.T.record:
             return False
-        return all(getattr(self, n) == getattr(other, n) for n in (*_FIXED[1:], *_LISTS, *_NESTED, *_SCALARS))
+        fields = (*_FIXED[1:], *_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS)
+        return all(getattr(self, n) == getattr(other, n) for n in fields)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -217,23 +191,22 @@ def new_game(
     n_actors = len(g.actor_seat)
     g.top = [-1] * T.n_spaces
     g.under = [-1] * T.n_spaces
-    g.counters = [0] * T.n_cards
-    g.face_down = [False] * T.n_cards
+    g.counters = (0,) * T.n_cards
+    g.face_down = (False,) * T.n_cards
     g.played_by = [-1] * T.n_cards
     g.pos = [-1] * T.n_cards
     g.loc = [POOL] * T.n_cards
     g.emp = [-1] * T.n_emp_spaces
-    g.eloc = [E_UNDEALT] * T.n_emperors
-    for e in T.pretenders:
-        g.eloc[e] = E_ASIDE
-    g.deck, g.forum, g.discard, g.box = [], [], [], []
-    g.pool = list(range(T.n_cards))
-    g.emperor_deck, g.aside, g.out = [], list(T.pretenders), []
-    g.surrounded, g.looked = [], []
+    g.eloc = tuple(E_ASIDE if x in T.pretenders else E_UNDEALT for x in range(T.n_emperors))
+    g.deck, g.forum = [], []
+    g.discard, g.box = (), ()
+    g.pool = tuple(range(T.n_cards))
+    g.emperor_deck, g.aside, g.out = (), tuple(T.pretenders), ()
+    g.surrounded, g.looked = (), ()
     g.hands = [[] for _ in players]
-    g.known = [[] for _ in players]
-    g.won = [[] for _ in range(n_actors)]
-    g.won_barbarians = [[] for _ in range(n_actors)]
+    g.known = tuple(() for _ in players)
+    g.won = tuple(() for _ in range(n_actors))
+    g.won_barbarians = tuple(() for _ in range(n_actors))
     g.round = g.turn = 0
     g.first_actor = g.active = 0
     g.phase = NONE
