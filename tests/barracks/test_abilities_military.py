@@ -288,3 +288,15 @@ def test_given_a_demagogue_when_spiculum_is_played_then_nothing_is_discarded() -
     rejected(state, play(0, "red-7-spiculum", N22, "use", "blue-6-foederati"), "no_ability_choice", "K37")
     _, after = accepted(state, play(0, "red-7-spiculum", N22))
     assert at(after, E22) == "blue-6-foederati"
+
+
+def test_given_no_empty_space_off_its_sides_when_force_march_is_played_then_it_plays_as_a_plain_card() -> None:
+    """[K16, K17] Force March with no empty space touching an Emperor off its faction's sides: its placement
+    ability has nothing to add; the card goes onto its faction's legal spaces only."""
+    state = table(
+        emperors={ROMA: "red-emperor-01"},
+        board={E22: "blue-3-tribute", S22: "blue-4-tribute", W22: "yellow-3-quaestor"},
+        hands={0: ["red-6-force-march"]},
+    )
+    assert [(c.space, c.ability) for c in legal(state, 0, "PlayInfluence")] == [(N22, None)]
+    assert one(accepted(state, play(0, "red-6-force-march", N22))[0], F.InfluencePlayed).placement == "faction"

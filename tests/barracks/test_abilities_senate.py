@@ -262,3 +262,16 @@ def test_given_a_demagogue_when_triumph_aims_at_a_barbarian_then_it_is_refused()
     """[K37]"""
     state = table(emperors=BOARD, board={N22: "barbarian-11"}, hands={0: ["blue-7-triumph"]}, demagogue=3)
     rejected(state, play(0, "blue-7-triumph", N22), "illegal_space", "K37")
+
+
+def test_given_an_empty_deck_when_frumentarii_is_played_then_it_has_no_target_and_the_pick_follows() -> None:
+    """[K31, K17, KX8] Frumentarii may look only while the deck holds a card."""
+    state = table(emperors=BOARD, hands={0: ["blue-5-frumentarii"]})
+    deck = tuple(state.T.card_ids[c] for c in state.deck)
+    state = given(
+        [F.CardsDiscarded(cards=deck, spaces=(None,) * len(deck), reason="orphaned", rulings=("K27",))], state
+    )
+    rejected(state, play(0, "blue-5-frumentarii", NW, "use"), "no_ability_choice", "K17")
+    events, _ = accepted(state, play(0, "blue-5-frumentarii", NW))
+    assert one(events, F.InfluencePlayed).ability == "no_target" and "KX8" in one(events, F.InfluencePlayed).rulings
+    assert one(events, F.DecisionRequested).decision == "pick"

@@ -149,9 +149,9 @@ def start_turns(tx: Tx, actor: int) -> None:
             F.TurnStarted(
                 round=g.round,
                 turn=g.turn + 1,
-                factions=tuple(FACTIONS[f] for f in g.actor_factions[actor]),
+                factions=_names(g.actor_factions[actor]),
                 seat=seat if seat >= 0 else None,
-                rulings=("K15", "K40") if len(g.players) == 2 else ("K15",),
+                rulings=_TURN_RULINGS[len(g.players) == 2],
             )
         )
         if g.demagogue == actor:  # K37: until the start of its player's next turn
@@ -167,6 +167,18 @@ def start_turns(tx: Tx, actor: int) -> None:
             rounds.end_round(tx, "all_passed")
             return
         actor = (actor + 1) % n
+
+
+_TURN_RULINGS = {False: ("K15",), True: ("K15", "K40")}
+_NAMES: dict[tuple[int, ...], tuple[str, ...]] = {}
+
+
+def _names(factions: tuple[int, ...]) -> tuple[str, ...]:
+    """The names of factions (cached: a turn starts after almost every command)."""
+    names = _NAMES.get(factions)
+    if names is None:
+        names = _NAMES[factions] = tuple(FACTIONS[f] for f in factions)
+    return names
 
 
 def _end_demagogue(tx: Tx, reason: str) -> None:

@@ -175,7 +175,11 @@ def sample_legal(g: Game | None, seat: int, rng: random.Random) -> Any:
     """A uniformly random legal command of ``seat`` (None: it has none)."""
     if g is None:
         return None
-    if g.phase == ACTION and seat in awaited(g):
-        return command_of(g, seat, sample_action(g, seat, rng))
+    if seat in awaited(g):
+        if g.phase == ACTION:
+            return command_of(g, seat, sample_action(g, seat, rng))
+        if g.phase == PICK:  # the common case after an action: choose among the allowed slots directly
+            allowed = L.forum_allowed(g.played_value) or len(g.forum)
+            return F.TakeFromForum(seat=seat, card=g.T.card_ids[g.forum[rng.randrange(min(allowed, len(g.forum)))]])
     keys = legal_keys(g, seat)
     return command_of(g, seat, rng.choice(keys)) if keys else None
