@@ -12,13 +12,11 @@ from typing import Any
 
 from events.barracks.settings import BarracksSettings
 from services.rules.barracks import facts as F
+from services.rules.barracks.places import put, replaced, take, take_emperor, to_discard
 from services.rules.barracks.state import (
     ACTION,
-    BOARD,
     BOX,
     DECK,
-    DISCARD,
-    E_ASIDE,
     E_BOARD,
     E_DECK,
     E_OUT,
@@ -43,106 +41,6 @@ FACTION_INDEX = {name: i for i, name in enumerate(FACTIONS)}
 DECISION_PHASE = {"order": ORDER, "keep": KEEP, "pick": PICK, "rival_place": RIVAL_PLACE}
 
 
-def take(g: Game, c: int) -> None:
-    """Remove card ``c`` from wherever it is (a board space uncovers what a barbarian covered) [K19, K27]."""
-    where = g.loc[c]
-    if where == BOARD:
-        s = g.pos[c]
-        if g.top[s] == c:
-            g.top[s] = g.under[s]
-            if g.under[s] < 0:  # the space is empty now
-                filled = g.filled
-                for e in g.T.touches[s]:
-                    if filled[e] == 4:
-                        g.full &= ~(1 << e)
-                    filled[e] -= 1
-        g.under[s] = -1
-        g.pos[c] = -1
-        if g.counters[c]:  # K18: counters leave with their card
-            g.counters = _set(g.counters, c, 0)
-        if g.face_down[c]:
-            g.face_down = _set(g.face_down, c, False)
-        g.played_by[c] = -1
-    elif where == DECK:
-        deck = g.deck
-        if deck[-1] == c:
-            deck.pop()
-        else:
-            deck.remove(c)
-    elif where == FORUM:
-        g.forum.remove(c)
-    elif where == DISCARD:
-        g.discard = _drop(g.discard, c)
-    elif where == BOX:
-        g.box = _drop(g.box, c)
-    elif where == POOL:
-        g.pool = _drop(g.pool, c)
-    elif where == LIMBO:
-        g.limbo = -1
-    elif where >= WON:
-        actor = where - WON
-        g.won_barbarians = _set(g.won_barbarians, actor, _drop(g.won_barbarians[actor], c))
-    else:
-        seat = where - HAND
-        g.hands[seat].remove(c)
-        known = g.known[seat]
-        if c in known:
-            g.known = _set(g.known, seat, _drop(known, c))
-
-
-def _drop(items: tuple[Any, ...], x: Any) -> tuple[Any, ...]:
-    """``items`` without its element ``x`` (the rarely changed parts of the state are tuples: shared by copies)."""
-    i = items.index(x)
-    return items[:i] + items[i + 1 :]
-
-
-def _set(items: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    """``items`` with element ``i`` replaced."""
-    return (*items[:i], value, *items[i + 1 :])
-
-
-def put(g: Game, c: int, s: int, actor: int) -> None:
-    """Card ``c`` onto space ``s``; on an occupied space it covers the card there (only barbarians do) [K19]."""
-    top = g.top[s]
-    if top >= 0:
-        g.under[s] = top
-    else:
-        filled = g.filled
-        for e in g.T.touches[s]:
-            filled[e] += 1
-            if filled[e] == 4:
-                g.full |= 1 << e
-    g.top[s] = c
-    g.pos[c] = s
-    g.loc[c] = BOARD
-    g.played_by[c] = actor
-
-
-def to_discard(g: Game, c: int) -> None:
-    """Card ``c`` onto the discard pile."""
-    take(g, c)
-    g.discard += (c,)
-    g.loc[c] = DISCARD
-
-
-def take_emperor(g: Game, e: int) -> None:
-    """Remove Emperor ``e`` from wherever it is."""
-    where = g.eloc[e]
-    if where == E_BOARD:
-        es = g.emp.index(e)
-        g.emp[es] = -1
-        g.alive &= ~(1 << es)
-    elif where == E_DECK:
-        g.emperor_deck = _drop(g.emperor_deck, e)
-    elif where == E_ASIDE:
-        g.aside = _drop(g.aside, e)
-    elif where == E_OUT:
-        g.out = _drop(g.out, e)
-    elif where >= E_WON:
-        actor = where - E_WON
-        g.won = _set(g.won, actor, _drop(g.won[actor], e))
-
-
 def _actor(g: Game, seat: int | None, rival: str | None) -> int:
     return g.seat_actor[seat] if seat is not None else g.faction_actor[FACTION_INDEX[rival]]  # type: ignore[index]
 
@@ -159,7 +57,7 @@ def _emperor_deck_shuffled(g: Game, e: Any) -> None:
     codes = [index[x] for x in e.order]
     for x in codes:
         take_emperor(g, x)
-        g.eloc = _set(g.eloc, x, E_DECK)
+        g.eloc = replaced(g.eloc, x, E_DECK)
     g.emperor_deck = tuple(codes[::-1])
 
 
@@ -192,7 +90,7 @@ def _emperors_dealt(g: Game, e: Any) -> None:
         es = T.emp_index[sid]
         g.emp[es] = x
         g.alive |= 1 << es
-        g.eloc = _set(g.eloc, x, E_BOARD)
+        g.eloc = replaced(g.eloc, x, E_BOARD)
 
 
 def _deck_shuffled(g: Game, e: Any) -> None:
@@ -245,7 +143,7 @@ def _round_ended(g: Game, e: Any) -> None:
     for eid in e.emperors_out:  # K38: Emperors left on the board are out of the game, unscored
         x = g.T.emperor_index[eid]
         take_emperor(g, x)
-        g.eloc = _set(g.eloc, x, E_OUT)
+        g.eloc = replaced(g.eloc, x, E_OUT)
         g.out += (x,)
     loc = g.loc
     g.pool = tuple(c for c in range(g.T.n_cards) if loc[c] < WON)  # K38: every card not in a scoring area returns
@@ -288,7 +186,7 @@ def _influence_played(g: Game, e: Any) -> None:
     if e.barbarian_taken is not None:  # K28, K35: Triumph
         b = T.card_index[e.barbarian_taken]
         take(g, b)
-        g.won_barbarians = _set(g.won_barbarians, actor, (*g.won_barbarians[actor], b))
+        g.won_barbarians = replaced(g.won_barbarians, actor, (*g.won_barbarians[actor], b))
         g.loc[b] = WON + actor
     c = T.card_index[e.card]
     take(g, c)
@@ -334,7 +232,7 @@ def _castra_overrun(g: Game, e: Any) -> None:
 def _passed(g: Game, e: Any) -> None:
     g.passes += 1
     if e.seat is not None:
-        g.known = _set(g.known, e.seat, tuple(g.hands[e.seat]))  # K14, K20: a passing hand is shown
+        g.known = replaced(g.known, e.seat, tuple(g.hands[e.seat]))  # K14, K20: a passing hand is shown
 
 
 def _rival_drew(g: Game, e: Any) -> None:
@@ -346,7 +244,7 @@ def _rival_drew(g: Game, e: Any) -> None:
 
 
 def _counter_placed(g: Game, e: Any) -> None:
-    g.counters = _set(g.counters, g.T.card_index[e.target], e.total)
+    g.counters = replaced(g.counters, g.T.card_index[e.target], e.total)
 
 
 def _cards_swapped(g: Game, e: Any) -> None:
@@ -359,8 +257,8 @@ def _cards_swapped(g: Game, e: Any) -> None:
 
 def _card_flipped(g: Game, e: Any) -> None:
     c = g.T.card_index[e.target]
-    g.face_down = _set(g.face_down, c, True)
-    g.counters = _set(g.counters, c, 0)  # K18, K33
+    g.face_down = replaced(g.face_down, c, True)
+    g.counters = replaced(g.counters, c, 0)  # K18, K33
 
 
 def _cards_discarded(g: Game, e: Any) -> None:
@@ -382,13 +280,13 @@ def _pretender_placed(g: Game, e: Any) -> None:
     es = g.T.emp_index[e.space]
     g.emp[es] = x
     g.alive |= 1 << es
-    g.eloc = _set(g.eloc, x, E_BOARD)
+    g.eloc = replaced(g.eloc, x, E_BOARD)
 
 
 def _emperor_removed(g: Game, e: Any) -> None:
     x = g.T.emperor_index[e.emperor]
     take_emperor(g, x)
-    g.eloc = _set(g.eloc, x, E_OUT)
+    g.eloc = replaced(g.eloc, x, E_OUT)
     g.out += (x,)
 
 
@@ -406,11 +304,11 @@ def _emperor_resolved(g: Game, e: Any) -> None:
     take_emperor(g, x)
     if e.outcome == "captured":
         actor = _actor(g, e.captured_by_seat, e.captured_by_rival)
-        g.won = _set(g.won, actor, (*g.won[actor], x))
-        g.eloc = _set(g.eloc, x, E_WON + actor)
+        g.won = replaced(g.won, actor, (*g.won[actor], x))
+        g.eloc = replaced(g.eloc, x, E_WON + actor)
     else:
         g.out += (x,)
-        g.eloc = _set(g.eloc, x, E_OUT)
+        g.eloc = replaced(g.eloc, x, E_OUT)
     g.surrounded = ()
     g.phase = NONE
 
@@ -420,7 +318,7 @@ def _forum_taken(g: Game, e: Any) -> None:
     c = index[e.card]
     take(g, c)
     g.hands[e.seat].append(c)
-    g.known = _set(g.known, e.seat, (*g.known[e.seat], c))  # K14: which card a pick takes is public
+    g.known = replaced(g.known, e.seat, (*g.known[e.seat], c))  # K14: which card a pick takes is public
     g.loc[c] = HAND + e.seat
     if e.refill is not None:  # K30
         r = index[e.refill]

@@ -50,7 +50,7 @@ class BarracksRules(GameRules[Game]):
     name = "barracks"
     rules_version = RULES_VERSION
     capabilities = Capabilities(
-        min_players=1, max_players=4, hidden_information=True, simultaneous=False, fast_execute=True, fast_sample=False
+        min_players=1, max_players=4, hidden_information=True, simultaneous=False, fast_execute=True, fast_sample=True
     )
 
     # --- the decider -----------------------------------------------------------------------------------------
