@@ -9,16 +9,18 @@ every resolution and clean-up) and scores the position it leads to with :func:`e
   are filled and by the set the Emperor would complete;
 - a little for the printed values kept in hand (strong cards win later Emperors).
 
-A tiny seeded random term breaks exact ties. It never looks at a secret: the simulation of a command uses the state
-the seat may know except the deck order, which only matters to Princeps, Frumentarii and the Forum refill, whose
-outcomes it does not score.
+A tiny seeded random term breaks exact ties. It never uses a secret: the simulation stops before the first card it
+would draw from the secret deck (a Princeps draw, a Frumentarii look, a rival claimant's draw, a new round's deal)
+and the position there is evaluated; the evaluation reads only the board, the scoring areas and its own hand [K14].
 """
 
 from __future__ import annotations
 
 import random
+from contextlib import suppress
 from typing import Any
 
+from services.rules.barracks import facts as F
 from services.rules.barracks import listing
 from services.rules.barracks.decide import check
 from services.rules.barracks.flow import Tx
@@ -69,9 +71,28 @@ class HeuristicBot:
         if key[0] == "F" and g.phase != ACTION:  # a Forum pick: only the hand changes
             return HAND * g.T.value[key[1]] + (0.5 if not g.T.is_barbarian[key[1]] else 0.2)
         plan = check(g, listing.command_of(g, seat, key))
-        tx = Tx(g.copy())
-        plan[0](tx, *plan[1])  # type: ignore[index]
+        tx = _Blind(g.copy())
+        with suppress(_Secret):  # then the position just before the first card drawn from the secret deck counts
+            plan[0](tx, *plan[1])  # type: ignore[index]
         return evaluate(tx.g, seat)
+
+
+class _Secret(Exception):
+    """The simulation reached a draw from the secret deck (or the end of the round, with new deals)."""
+
+
+_DRAWS = frozenset({F.CardDrawn, F.CardsLooked, F.RivalDrew, F.DeckShuffled, F.RoundEnded})
+
+
+class _Blind(Tx):
+    """A Tx that stops before any event that would draw from the secret deck order [K14]."""
+
+    __slots__ = ()
+
+    def emit(self, event: Any) -> None:
+        if type(event) in _DRAWS:
+            raise _Secret
+        super().emit(event)
 
 
 def evaluate(g: Game, seat: int) -> float:
