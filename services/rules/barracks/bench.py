@@ -96,7 +96,7 @@ def section_barracks(ctx: Any) -> dict[str, Any]:
         "barracks_games_per_s": round(rate, 2),
         "barracks_games_per_s_wall": round(wall_rate, 2),
         "barracks_commands_per_game": round(commands, 1),
-        "machine_python_mops": round(mops, 2),
+        "barracks_machine_python_mops": round(mops, 2),  # its own calibration, beside the main section's
         "barracks_games_per_mops": round(rate / mops, 3),
         "barracks_heuristic_win_rate": round(wins / played, 3),
     }
