@@ -40,6 +40,11 @@ OUTCOME_TIMEOUT = "outcome_timeout"
 DEAD_LETTER = "dead_letter"
 INTERNAL = "internal_error"
 UNAVAILABLE = "unavailable"
+TOO_MANY_FEEDS = "too_many_feeds"
+FEEDS_FULL = "feeds_full"
+SLOW_CONSUMER = "slow_consumer"
+HEADERS_TOO_LARGE = "headers_too_large"
+REQUEST_TIMEOUT = "request_timeout"
 
 _STATUS_CODES = {
     400: BAD_REQUEST,
