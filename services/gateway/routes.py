@@ -29,6 +29,7 @@ from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
 from services.gateway.games import Position, describe, label_of
 from services.gateway.models import (
+    MAX_VERSION,
     ChatReply,
     ChatRequest,
     CommandRequest,
@@ -47,6 +48,8 @@ router = APIRouter()
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
+After = Query(0, ge=0, le=MAX_VERSION, description="the last version the client has (0: from the start)")
+AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game")
 _ERR = {"model": ErrorResponse}
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {**_ERR, "description": text}
@@ -80,14 +83,15 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
     if body.game not in game_names():
         raise ApiError(422, "unknown_game_name", f"no game called {body.game!r}; known: {', '.join(game_names())}")
     kinds = bot_kinds(body.game)
-    for seat, kind in body.bots.items():
+    bots = body.bot_seats
+    for seat, kind in bots.items():
         if kind not in kinds:
             raise ApiError(422, "unknown_bot_kind", f"no bot {kind!r} for {body.game}; known: {', '.join(kinds)}")
         if not 0 <= seat < len(body.players):
             raise ApiError(422, E.VALIDATION, f"bot seat {seat} is not a seat of this game")
     try:
         new = gw.service.create_game(
-            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=body.bots
+            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=bots
         )
     except GameNotCreated as exc:
         raise rejection_error(exc.outcome) from None
@@ -96,7 +100,7 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
     except ValueError as exc:
         raise ApiError(422, E.VALIDATION, str(exc)[:300]) from None
     seats = [
-        Seat(seat=i, player=p, token=None if i in body.bots else t, bot=body.bots.get(i))
+        Seat(seat=i, player=p, token=None if i in bots else t, bot=bots.get(i))
         for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))
     ]
     version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
@@ -168,7 +172,7 @@ def spectator_view(request: Request, game_id: str = GameId) -> SeatView:
 
 
 @router.get("/games/{game_id}/seats/{seat}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
-def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = Query(0, ge=0)) -> SeatEvents:
+def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = After) -> SeatEvents:
     """This seat's events after version ``after`` (the polling twin of the WebSocket feed). Needs its token."""
     gw = _gw(request)
     seat_of(gw.info_sync(game_id), _token(request), seat)
@@ -179,7 +183,7 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
 
 
 @router.get("/games/{game_id}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
-def spectator_events(request: Request, game_id: str = GameId, after: int = Query(0, ge=0)) -> SeatEvents:
+def spectator_events(request: Request, game_id: str = GameId, after: int = After) -> SeatEvents:
     """A spectator's events after version ``after``."""
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
@@ -299,7 +303,7 @@ def leaderboard(request: Request, limit: int = Query(20, ge=1, le=500)) -> JsonR
 def replay(
     request: Request,
     game_id: str = GameId,
-    version: int = Query(ge=0),
+    version: int = Query(ge=0, le=MAX_VERSION),
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> JsonResponse:
     """The board after event ``version`` and that event, as a spectator or (with its token) a seat sees them."""
@@ -309,7 +313,7 @@ def replay(
 
 
 @router.get("/games/{game_id}/audit", responses=ERRORS, tags=["read models"])
-def audit(request: Request, game_id: str = GameId, version: int | None = Query(None, ge=0)) -> JsonResponse:
+def audit(request: Request, game_id: str = GameId, version: int | None = AtVersion) -> JsonResponse:
     """Why each event happened (command, sender, time, rulings); public once the game is over."""
     gw = _gw(request)
     _finished(gw, game_id, "audit")
@@ -333,7 +337,7 @@ def verify(request: Request, game_id: str = GameId) -> JsonResponse:
 def board_svg(
     request: Request,
     game_id: str = GameId,
-    version: int | None = Query(None, ge=0),
+    version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> Response:
     """The board as SVG (latest, or after ``version``), for a spectator or (with its token) a seat."""
@@ -346,7 +350,7 @@ def board_svg(
 def board_text(
     request: Request,
     game_id: str = GameId,
-    version: int | None = Query(None, ge=0),
+    version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> PlainTextResponse:
     """The board as text, for a spectator or (with its token) a seat."""
