@@ -36,6 +36,7 @@ from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError
 from services.gateway.fanout import FeedHub, Subscription
 from services.gateway.games import History, Position
+from services.gateway.models import MAX_VERSION
 from services.gateway.service import Gateway
 
 router = APIRouter()
@@ -43,8 +44,7 @@ router = APIRouter()
 _CLOSE = {400: 4400, 401: 4401, 403: 4403, 404: 4404, 408: 4408, 422: 4400, 429: 4429, 503: 1013}
 _CLOSE_WAIT = 2.0
 """Longest wait for a refusal to be written (a client that reads nothing must not hold the connection)."""
-MAX_VERSION = 2**63 - 1
-_DIGITS = re.compile(r"^[0-9]{1,19}$")
+_DIGITS = re.compile(r"^[0-9]{1,16}$")
 
 
 @router.websocket("/games/{game_id}/seats/{seat}/feed")

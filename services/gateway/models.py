@@ -20,9 +20,10 @@ from services.bus.keys import COMMAND_ID_RE
 from services.bus.names import MAX_NAME, PlayerNames
 
 MAX_INT = 2**63 - 1
-"""Largest integer accepted anywhere in a request (and the smallest is ``-2**63``): a signed 64-bit integer."""
-MAX_VERSION = MAX_INT
-"""Largest version a request may name."""
+"""Largest integer accepted in a command or settings (and the smallest is ``-2**63``): a signed 64-bit integer."""
+MAX_SAFE_INT = 2**53 - 1
+"""Largest seed or version a request may name: exact as a double, so every JSON client reads it right."""
+MAX_VERSION = MAX_SAFE_INT
 MAX_DEPTH = 16
 """Deepest nesting of arrays and objects in a command or in settings."""
 
@@ -72,7 +73,7 @@ class CreateGameRequest(_Request):
     settings: JsonObject = Field(
         default_factory=dict, description="the game's table options, checked strictly by the game (no coercion)"
     )
-    seed: int | None = Field(default=None, ge=0, le=MAX_INT, description="drawn at random when left out")
+    seed: int | None = Field(default=None, ge=0, le=MAX_SAFE_INT, description="drawn at random when left out")
     bots: dict[SeatKey, BotKind] = Field(
         default_factory=dict,
         description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -44,27 +44,52 @@ from services.gateway.models import (
 from services.gateway.service import Gateway, rejection_error
 from services.rules.registry import game_names
 
-router = APIRouter()
+
+def _known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not declare (a misspelt ``afer=3`` is an error, not ignored)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = {param.alias for param in dependant.query_params}
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        names = ", ".join(repr(name[:32]) for name in unknown[:5])
+        raise ApiError(422, E.VALIDATION, f"unknown query parameter(s): {names}")
+
+
+router = APIRouter(dependencies=[Depends(_known_query_only)])
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
 After = Query(0, ge=0, le=MAX_VERSION, description="the last version the client has (0: from the start)")
 AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game")
-_ERR = {"model": ErrorResponse}
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {**_ERR, "description": text}
-    for code, text in {
-        400: "not_json / bad_request",
-        401: "unauthorized: no token, or not a seat token of this game",
-        403: "forbidden_seat: the token of another seat; game_running",
-        404: "unknown_game / not_found",
-        409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, ambiguous_choice",
-        413: "payload_too_large",
-        422: "validation_error / bad_command",
-        429: "rate_limited",
-        504: "outcome_timeout",
-    }.items()
+_ERROR_TEXTS = {
+    400: "not_json / bad_request",
+    401: "unauthorized: no token, or not a seat token of this game",
+    403: "forbidden_seat: the token of another seat; game_running",
+    404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game)",
+    405: "method_not_allowed",
+    408: "request_timeout: the request did not arrive whole in time",
+    409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, ambiguous_choice",
+    413: "payload_too_large",
+    422: "validation_error / bad_command",
+    429: "rate_limited",
+    431: "headers_too_large",
+    503: "unavailable",
+    504: "outcome_timeout",
 }
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": text} for code, text in _ERROR_TEXTS.items()
+}
+"""The error responses of a JSON route: each one the typed error shape."""
+_ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
+PICTURE_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"content": _ERROR_JSON, "description": text} for code, text in _ERROR_TEXTS.items()
+}
+"""The same for a route whose answer is a picture or text: its errors are still JSON."""
+_READ_STATUS = {E.UNKNOWN_GAME: 404, "bad_version": 404, "bad_seat": 404}
+"""HTTP status of a read model's refusal by code (others: 400)."""
 
 
 def _gw(request: Request) -> Gateway:
@@ -268,7 +293,7 @@ def _read(gw: Gateway, method: str, *args: Any) -> Any:
     try:
         return getattr(gw.read_models, method)(*args)
     except ReadModelError as exc:
-        raise ApiError(404 if exc.code == E.UNKNOWN_GAME else 400, exc.code, exc.message) from None
+        raise ApiError(_READ_STATUS.get(exc.code, 400), exc.code, exc.message) from None
     except NotImplementedError:
         raise ApiError(501, "not_implemented", f"the read model {method!r} is not available yet") from None
 
@@ -330,7 +355,7 @@ def verify(request: Request, game_id: str = GameId) -> JsonResponse:
 
 @router.get(
     "/games/{game_id}/board.svg",
-    responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+    responses={**PICTURE_ERRORS, 200: {"content": {"image/svg+xml": {}}}},
     response_class=Response,
     tags=["read models"],
 )
@@ -346,7 +371,9 @@ def board_svg(
     return Response(_read(gw, "board_svg", game_id, version, seat), media_type="image/svg+xml")
 
 
-@router.get("/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=ERRORS, tags=["read models"])
+@router.get(
+    "/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=PICTURE_ERRORS, tags=["read models"]
+)
 def board_text(
     request: Request,
     game_id: str = GameId,
@@ -382,7 +409,7 @@ def schema(kind: str, game: str) -> JsonResponse:
     return JsonResponse(schema_of(name), headers={"Content-Disposition": f'inline; filename="{name}.schema.json"'})
 
 
-@router.get("/health", tags=["health"])
+@router.get("/health", responses={503: ERRORS[503]}, tags=["health"])
 async def health(request: Request) -> JsonResponse:
     """Whether this gateway reaches its Redis."""
     gw = _gw(request)
