@@ -70,11 +70,14 @@ class Limits:
     """Seconds an idle keep-alive connection stays open."""
 
 
-async def _send_error(send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]]) -> None:
+async def _send_error(
+    send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]], prefix: str = ""
+) -> None:
+    """A typed error response (``prefix`` "websocket." answers a WebSocket handshake)."""
     body = orjson.dumps(error_body(code, message))
     head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
-    await send({"type": "http.response.start", "status": status, "headers": head})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{prefix}http.response.start", "status": status, "headers": head})
+    await send({"type": f"{prefix}http.response.body", "body": body})
 
 
 class BodySizeLimit:
@@ -198,6 +201,13 @@ class RateLimit:
             return
         retry = str(max(1, math.ceil(wait)) if math.isfinite(wait) else 3600)
         if scope["type"] == "websocket":
+            if "websocket.http.response" in scope.get("extensions", {}):
+                # The handshake is answered with the same typed 429 as a request (ASGI's denial response).
+                await _send_error(
+                    send, 429, RATE_LIMITED, "too many requests; retry later", [(b"retry-after", retry.encode())],
+                    prefix="websocket.",
+                )  # fmt: skip
+                return
             # Closing before accepting makes the server answer the handshake with 403.
             await send({"type": "websocket.close", "code": 1008, "reason": RATE_LIMITED})
             return
