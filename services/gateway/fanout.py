@@ -25,7 +25,6 @@ from the store.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +42,9 @@ HistoryRead = Callable[[str, int], Awaitable[tuple[Position, History]]]
 
 BLOCK_MS = 5000
 """Longest wait of one XREAD of the reader (a quiet gateway makes one round trip per group this often)."""
+
+_GIVE_UP = 100
+"""Failed reads of one game's new events (50 ms apart) before the reader stops trying until its next event."""
 
 Item = tuple[Position, tuple[int, Any, Any]]
 """What a subscriber's queue holds: the position the event was read with, and ``(version, event, state)``."""
@@ -67,6 +69,8 @@ class _Game:
     """The newest version the feeds announced."""
     first_seen: int = 0
     """The oldest version announced while nothing was delivered yet."""
+    failures: int = 0
+    """Reads of the new events that failed in a row."""
 
 
 class FeedHub:
@@ -102,6 +106,7 @@ class FeedHub:
         self._tasks: list[asyncio.Task[None]] = []
         self._armed: list[asyncio.Event] = []
         self._dirty: set[str] = set()
+        self._closing = False
 
     # --- subscriptions ------------------------------------------------------------------------------------
     @property
@@ -144,7 +149,9 @@ class FeedHub:
     async def ready(self, timeout: float = 10.0) -> None:
         """Start the reader if it is not running, and wait until it follows the feeds (raises :class:`ApiError`
         503 ``unavailable`` if Redis can not be reached in ``timeout`` seconds)."""
-        if not self._tasks:
+        if not self._tasks or any(task.done() for task in self._tasks):  # never started (or, unexpectedly, ended)
+            for task in self._tasks:
+                task.cancel()
             groups = self._groups()
             self._armed = [asyncio.Event() for _ in groups]
             self._tasks = [
@@ -156,13 +163,15 @@ class FeedHub:
         except TimeoutError:
             raise ApiError(503, E.UNAVAILABLE, "the event feeds can not be followed now; try again later") from None
 
-    async def aclose(self) -> None:
-        """Stop the reader (at shutdown)."""
+    async def aclose(self, timeout: float = 1.0) -> None:
+        """Stop the reader (at shutdown; then close the client, which ends a read still under way)."""
+        # A flag as well as the cancellation: on Python 3.11 ``asyncio.wait_for`` (inside redis-py) may swallow a
+        # cancellation that arrives just as its inner call completes; the loop checks the flag after each read.
+        self._closing = True
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=timeout)
         self._tasks = []
 
     # --- the reader ---------------------------------------------------------------------------------------
@@ -183,26 +192,27 @@ class FeedHub:
     async def _follow(self, keys: list[str], armed: asyncio.Event) -> None:
         backoff = 0.1
         cursors: dict[str, bytes | str] | None = None
-        while True:
+        while not self._closing:
             try:
                 if cursors is None:
                     cursors = await self._tails(keys)
                     armed.set()
                 block = 50 if self._dirty else self.block_ms  # a game whose read failed is tried again soon
                 got = await self.r.xread(cursors, count=self.batch, block=block)
+                for key, entries in got or ():
+                    cursors[key.decode() if isinstance(key, bytes) else key] = entries[-1][0]
+                    self._note(entries)
+                if self._dirty:
+                    await self._dispatch(list(self._dirty))
                 backoff = 0.1
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # Redis away: keep the cursors, try again; nothing committed meanwhile is lost
+            except Exception as exc:  # Redis away (or a bug): keep the cursors and go on; nothing committed is lost
+                if self._closing:
+                    return
                 self.log.warning("gateway.feed_hub_error", error=repr(exc), retry_in=backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
-                continue
-            for key, entries in got or ():
-                cursors[key.decode() if isinstance(key, bytes) else key] = entries[-1][0]
-                self._note(entries)
-            if self._dirty:
-                await self._dispatch(list(self._dirty))
 
     def _note(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
         """Mark the subscribed games that these feed entries announce new events of."""
@@ -241,9 +251,14 @@ class FeedHub:
             self.log.warning("gateway.feed_read_error", game=game_id, error=exc.code)
             self._dirty.discard(game_id)
             return
-        except Exception as exc:  # stays dirty: tried again after the next (short) read
-            self.log.warning("gateway.feed_read_error", game=game_id, error=repr(exc))
+        except Exception as exc:  # stays dirty: tried again after the next (short) read, for a while
+            game.failures += 1
+            self.log.warning("gateway.feed_read_error", game=game_id, error=repr(exc), failures=game.failures)
+            if game.failures >= _GIVE_UP:  # its feeds read the gap themselves when the game moves on
+                self._dirty.discard(game_id)
+                game.failures = 0
             return
+        game.failures = 0
         for item in items:
             if item[0] <= after:
                 continue

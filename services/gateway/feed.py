@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -101,13 +102,9 @@ async def _run(
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):  # the pusher's own is looked at below
-                await task
+        await _stop(tasks)
     refusal: ApiError | None = None
-    if overflow.done() and not overflow.cancelled():
+    if overflow.done() and not overflow.cancelled() and overflow.exception() is None:
         refusal = ApiError(
             408, E.SLOW_CONSUMER,
             f"this feed fell more than {hub.queue_size} events behind; reconnect with after=<last version received>",
@@ -125,6 +122,21 @@ async def _run(
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):
             await asyncio.wait_for(websocket.close(1000), _CLOSE_WAIT)
     gw.log.info("gateway.feed_closed", game=sub.game_id, seat=seat)
+
+
+async def _stop(tasks: tuple[asyncio.Task[Any], ...]) -> None:
+    """Cancel the tasks and wait for them, a few times if need be: on Python 3.11 a cancellation that meets the
+    end of an ``asyncio.wait_for`` inside redis-py is lost, and the task goes on to its next wait."""
+    for _ in range(3):
+        pending = [task for task in tasks if not task.done()]
+        if not pending:
+            break
+        for task in pending:
+            task.cancel()
+        await asyncio.wait(pending, timeout=_CLOSE_WAIT)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved (the pusher's is looked at by the caller)
 
 
 async def _refuse(websocket: WebSocket, exc: ApiError) -> None:
