@@ -118,10 +118,15 @@ async def _run(
             refusal = ApiError(500, E.INTERNAL, "internal error (logged)")
     if refusal is not None:
         await _refuse(websocket, refusal)
-    elif websocket.client_state == WebSocketState.CONNECTED:
-        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+    elif _is_open(websocket):
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
             await asyncio.wait_for(websocket.close(1000), _CLOSE_WAIT)
     gw.log.info("gateway.feed_closed", game=sub.game_id, seat=seat)
+
+
+def _is_open(websocket: WebSocket) -> bool:
+    """Neither side has closed the connection yet."""
+    return websocket.client_state == websocket.application_state == WebSocketState.CONNECTED
 
 
 async def _stop(tasks: tuple[asyncio.Task[Any], ...]) -> None:
@@ -141,7 +146,7 @@ async def _stop(tasks: tuple[asyncio.Task[Any], ...]) -> None:
 
 async def _refuse(websocket: WebSocket, exc: ApiError) -> None:
     """Send a typed error, then close with the matching code (bounded in time: the client may read nothing)."""
-    if websocket.client_state != WebSocketState.CONNECTED:
+    if not _is_open(websocket):
         return
     code = _CLOSE.get(exc.status, 1011)
     with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
