@@ -29,21 +29,21 @@ from services.rules.shadow.queries import (
     push_options,
 )
 from services.rules.shadow.state import GameState, Knight, Tile
-from tests.rules.support import DECIDER, NAMES
+from tests.rules.support import NAMES, RULES
 
 
 def positions(players: int, seed: int) -> Iterator[GameState]:
     """Every state of a seeded random game at which a seat is asked for a decision."""
     state = None
-    for event in DECIDER.start(NAMES[:players], {}, seed):
-        state = DECIDER.evolve(state, event)
+    for event in RULES.start(NAMES[:players], {}, seed):
+        state = RULES.evolve(state, event)
     rng = random.Random(seed)
-    while not DECIDER.is_over(state):
+    while not RULES.is_over(state):
         yield state
-        seat = DECIDER.awaited(state)[0]
-        events = DECIDER.decide(state, DECIDER.sample_legal(state, seat, rng))
+        seat = RULES.awaited(state)[0]
+        events = RULES.decide(state, RULES.sample_legal(state, seat, rng))
         for event in events:  # type: ignore[union-attr]
-            state = DECIDER.evolve(state, event)
+            state = RULES.evolve(state, event)
 
 
 def variants(s: GameState) -> Iterator[GameState]:
@@ -94,7 +94,7 @@ def test_given_a_listing_when_checking_commands_then_the_cached_answer_is_the_pl
     for s in positions(players, seed=7):
         p = s.pending
         assert p is not None
-        seat = DECIDER.awaited(s)[0]
+        seat = RULES.awaited(s)[0]
         listed = legal_keys(s, seat)
         for key in [*listed, *previous]:
             if key[0] not in OPTIONS[p.decision]:
@@ -135,19 +135,19 @@ def test_given_consecutive_states_when_the_census_carries_answers_over_then_they
     """[T1, D2, X1, B5] The census of a state with the previous state's board (or play areas) reuses that
     census's answers: each equals the answer of a census made from scratch, after every event of a game."""
     state = None
-    for event in DECIDER.start(NAMES[:players], {}, 5):
-        state = DECIDER.evolve(state, event)
+    for event in RULES.start(NAMES[:players], {}, 5):
+        state = RULES.evolve(state, event)
     rng = random.Random(5)
     carried = 0
-    while not DECIDER.is_over(state):
-        seat = DECIDER.awaited(state)[0]
-        result = DECIDER.execute(state, DECIDER.sample_legal(state, seat, rng))
+    while not RULES.is_over(state):
+        seat = RULES.awaited(state)[0]
+        result = RULES.execute(state, RULES.sample_legal(state, seat, rng))
         assert not isinstance(result, Rejection)
         for event in result[0]:
             before = census(state)
             for name in CENSUS_ANSWERS:
                 getattr(before, name)
-            after = DECIDER.evolve(state, event)
+            after = RULES.evolve(state, event)
             reused = census(after)
             carried += after.board is state.board
             fresh = Census(after)
@@ -165,12 +165,12 @@ def test_given_random_games_when_the_engine_builds_events_unvalidated_then_they_
     same types (repr tells a tuple from a list and True from 1), same fields given, same JSON."""
     for seed in range(3):
         state = None
-        for event in DECIDER.start(NAMES[:players], {}, seed):
-            state = DECIDER.evolve(state, event)
+        for event in RULES.start(NAMES[:players], {}, seed):
+            state = RULES.evolve(state, event)
         rng = random.Random(seed)
-        while not DECIDER.is_over(state):
-            seat = DECIDER.awaited(state)[0]
-            result = DECIDER.execute(state, DECIDER.sample_legal(state, seat, rng))
+        while not RULES.is_over(state):
+            seat = RULES.awaited(state)[0]
+            result = RULES.execute(state, RULES.sample_legal(state, seat, rng))
             assert not isinstance(result, Rejection)
             for event in result[0]:
                 validated = type(event)(**{name: getattr(event, name) for name in event.model_fields_set})
