@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from events.base import Command, Event
 from services.rules.contract import JSON, Presenter, Secret
 from services.rules.shadow import audit, labels, redact, render
+from services.rules.shadow.actions import awaited
 from services.rules.shadow.describe import describe
 from services.rules.shadow.state import GameState
 from services.rules.shadow.view import view
@@ -50,7 +51,8 @@ class ShadowPresenter(Presenter[GameState | None]):
         if state is None or state.over:
             return ()
         found: list[Secret] = []
-        if state.pending is not None and state.pending.decision == "vote":
+        # Sealed votes, while some vote is still to come: the last one reveals them all in the same command.
+        if state.pending is not None and state.pending.decision == "vote" and awaited(state):
             for seat, vote in enumerate(state.votes):
                 if vote is not None:
                     name = state.players[seat]
