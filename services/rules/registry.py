@@ -76,12 +76,12 @@ def game_names() -> list[str]:
 
 
 def default_game() -> str:
-    """The game a command line plays when none is named: the first of :func:`game_names` (UnknownGame if none
-    is installed at all)."""
-    names = game_names()
-    if not names:
-        raise UnknownGame("(any)")
-    return names[0]
+    """The game a command line plays when none is named: the first installed entry point (in the order the
+    distributions declare them: Shadow is the first in pyproject.toml), else the first game registered;
+    UnknownGame if there is none at all."""
+    for name in [*_entry_points(), *_registered]:
+        return name
+    raise UnknownGame("(any)")
 
 
 def get_game(name: str) -> GamePlugin:
