@@ -79,9 +79,10 @@ def default_game() -> str:
     """The game a command line plays when none is named: the first installed entry point (in the order the
     distributions declare them: Shadow is the first in pyproject.toml), else the first game registered;
     UnknownGame if there is none at all."""
-    for name in [*_entry_points(), *_registered]:
-        return name
-    raise UnknownGame("(any)")
+    declared = [*_entry_points(), *_registered]
+    if not declared:
+        raise UnknownGame("(any)")
+    return declared[0]
 
 
 def get_game(name: str) -> GamePlugin:
