@@ -306,29 +306,28 @@ _BY_TRIER = (True,)
 class Turn:
     """What the phase IV options of ``seat`` ask of the state ``s``, worked out once (see :func:`turn`)."""
 
-    __slots__ = ("c", "cards", "left", "s", "seat", "t", "thalers", "trier")
+    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "thalers")
 
     def __init__(self, s: GameState, seat: int) -> None:
         c = self.c = census(s)
         self.t = c.t
         self.s, self.seat = s, seat
-        self.cards = cards = s.layout.cards
+        self.cards = s.layout.cards
         self.thalers = s.thalers[seat]
-        n = len(s.players)
-        sizes = c.t.stacks.get(n) or {card: info.stack_size(n) for card, info in cards.items()}
-        taken = c.taken
-        # The cards left in their stacks this round (``stack_available``) [B5].
-        self.left = {card for card, size in sizes.items() if taken.get(card, 0) < size}
-        self.trier = holds_privilege(s, seat, TRIER)
+        self.sizes = c.t.stacks.get(len(s.players)) or {card: i.stack_size(s.n) for card, i in self.cards.items()}
+
+    def available(self, card: str) -> bool:
+        """Whether a card of this type is left in its stack this round (``stack_available``) [B5]."""
+        return self.c.taken.get(card, 0) < self.sizes[card]
 
     def modes(self, card: str, cost: int) -> tuple[bool, ...]:
         """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True), if
         it can pay ``cost`` [P2, P6]."""
         if self.thalers < cost:
             return ()
-        if card in self.left:
+        if self.available(card):
             return _BY_STACK
-        if self.trier and card in TRIER_CARDS:
+        if card in TRIER_CARDS and holds_privilege(self.s, self.seat, TRIER):
             return _BY_TRIER
         return ()
 
@@ -362,7 +361,7 @@ def _action(command_type: str) -> Callable[[TurnOptionsFn], TurnOptionsFn]:
 
     def register(fn: TurnOptionsFn) -> TurnOptionsFn:
         PHASE_IV[command_type] = fn
-        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: fn(turn(s, seat))
+        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: fn(Turn(s, seat))
         return fn
 
     return register
@@ -438,7 +437,7 @@ def _simple_card(command_type: str, card: str) -> None:
 
     @_action(command_type)
     def _opt(x: Turn) -> Iterable[Key]:
-        if x.thalers >= x.cards[card].cost and card in x.left:
+        if x.thalers >= x.cards[card].cost and x.available(card):
             return key
         return ()
 
@@ -509,7 +508,7 @@ def _opt_fkd(x: Turn) -> Iterable[Key]:
 
 @_action("BuyRival")
 def _opt_rival(x: Turn) -> Iterable[Key]:
-    if x.seat != x.s.emperor and "rival" in x.left and x.thalers >= x.cards["rival"].cost:
+    if x.seat != x.s.emperor and x.available("rival") and x.thalers >= x.cards["rival"].cost:
         return (("BuyRival",),)
     return ()
 
@@ -521,13 +520,13 @@ def _opt_without_effect(x: Turn) -> Iterable[Key]:
     return [
         ("BuyCardWithoutEffect", card)
         for card in CARDS_WITHOUT_EFFECT
-        if card in x.left and x.thalers >= x.cards[card].cost
+        if x.available(card) and x.thalers >= x.cards[card].cost
     ]
 
 
 @_action("TakeGrayEminence")
 def _opt_gray(x: Turn) -> Iterable[Key]:
-    if holds_privilege(x.s, x.seat, BRANDENBURG) and "gray_eminence" in x.left:
+    if holds_privilege(x.s, x.seat, BRANDENBURG) and x.available("gray_eminence"):
         return (("TakeGrayEminence",),)
     return ()
 
