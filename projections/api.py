@@ -5,7 +5,8 @@ verification) and returns JSON-ready values. Nothing here writes, and nothing re
 :meth:`ReadModels.verify`, whose job is exactly that.
 
 Errors are typed: :class:`UnknownGame` (no such game), :class:`BadVersion` (a version outside 0..last),
-:class:`BadSeat` (a seat that is not in the game). All derive from :class:`ReadModelError`, which carries a
+:class:`BadSeat` (a seat that is not in the game), :class:`UnknownGameName` (no game of that name installed),
+:class:`BadPage` (a page outside its bounds). All derive from :class:`ReadModelError`, which carries a
 stable ``code``.
 
 Where a read model has nothing of a game yet (its projection worker is not running, as in the embedded
@@ -25,7 +26,14 @@ Shapes (stable; fields may be added, none removed):
   (Shadow's fields; the game-agnostic ones are game_id, name, version, status, players, awaiting,
   awaiting_names, updated_ms, winners and per seat ``score``.)
 
-``leaderboard(limit)``: ``[{"player", "games", "wins", "average_vp"}]`` best first (wins, then average VP).
+``leaderboard(game=None, offset=0, limit=20)``: one game's leaderboard (``game`` a registry name; None: the
+default game), players by their stable player id (a seat created without one is on no leaderboard), best first
+(most wins, then the best average score, the most games, the player id)::
+
+    {"game", "score_label": str (what ``average_score`` averages, e.g. "victory points"), "shared_win":
+     "each"|"split"|"none" (how a shared victory counts in ``wins``), "total": int (players ranked), "offset",
+     "limit", "rows": [{"rank", "player_id", "name" (display name last used), "games", "wins": int|float,
+     "shared_wins", "average_score": float|None}]}
 
 ``replay(game_id, version, seat=None)``::
 
@@ -76,11 +84,11 @@ from projections.models import (
     now_fields,
     scoreboard_doc,
 )
-from projections.store import RMKeys
+from projections.store import WIN_UNITS, RMKeys
 from projections.verify import VerifyError, verify_game
 from services.bus.keys import Layout
 from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.rules.registry import default_game, game_names, get_decider, get_game
 from services.store.eventstore import (
     StoredEvent,
     command_of_event,
@@ -89,6 +97,11 @@ from services.store.eventstore import (
     read_commands,
     read_meta,
 )
+
+MAX_PAGE = 100
+"""Most rows of a leaderboard one query answers."""
+MAX_OFFSET = 2**31 - 1
+_ROW_PARTS = ("games", "wins", "shared", "score", "scored", "name")
 
 
 def _dumps_doc(doc: dict[str, Any]) -> bytes:
@@ -121,6 +134,18 @@ class BadSeat(ReadModelError):
     """A seat that is not in the game."""
 
     code = "bad_seat"
+
+
+class UnknownGameName(ReadModelError):
+    """No game of that name is installed (a leaderboard is per game name)."""
+
+    code = "unknown_game_name"
+
+
+class BadPage(ReadModelError):
+    """A page outside the bounds: ``offset`` >= 0, 1 <= ``limit`` <= :data:`MAX_PAGE`."""
+
+    code = "bad_page"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,26 +195,53 @@ class ReadModels:
             doc["status"] = "archived"
         return doc
 
-    def leaderboard(self, limit: int = 20) -> list[dict[str, Any]]:
-        """Players by name across every finished game: games, wins, average score (VP); best first."""
+    def leaderboard(self, game: str | None = None, offset: int = 0, limit: int = 20) -> dict[str, Any]:
+        """The leaderboard of one game (a registry name; None: the default game), ``limit`` rows from rank
+        ``offset + 1`` (see the module docstring for the shape)."""
+        name = default_game() if game is None else game
+        if name not in game_names():
+            raise UnknownGameName(f"no game called {name[:64]!r}; known: {', '.join(game_names())}")
+        if not (isinstance(offset, int) and 0 <= offset <= MAX_OFFSET):
+            raise BadPage(f"offset must be 0..{MAX_OFFSET}, not {offset}")
+        if not (isinstance(limit, int) and 1 <= limit <= MAX_PAGE):
+            raise BadPage(f"limit must be 1..{MAX_PAGE}, not {limit}")
+        spec = get_game(name).presenter.leaderboard
         pipe = self.r.pipeline(transaction=False)
-        for part in ("games", "wins", "score", "scored"):
-            pipe.hgetall(self.keys.leaderboard(part))
-        games, wins, score, scored = ({k.decode(): v for k, v in h.items()} for h in pipe.execute())
+        pipe.zcard(self.keys.leaderboard(name, "rank"))
+        pipe.zrange(self.keys.leaderboard(name, "rank"), offset, offset + limit - 1)
+        total, members = pipe.execute()
+        ids = [m.decode().split(":", 3)[3] for m in members]
+        stats: dict[str, list[Any]] = {}
+        if ids:
+            pipe = self.r.pipeline(transaction=False)
+            for part in _ROW_PARTS:
+                pipe.hmget(self.keys.leaderboard(name, part), ids)
+            stats = dict(zip(_ROW_PARTS, pipe.execute(), strict=True))
         rows = []
-        for name, n in games.items():
-            counted = int(scored.get(name, 0))
-            average = float(score.get(name, 0)) / counted if counted else None
+        for i, pid in enumerate(ids):
+            scored = int(stats["scored"][i] or 0)
+            average = float(stats["score"][i] or 0) / scored if scored else None
+            units = int(stats["wins"][i] or 0)
             rows.append(
                 {
-                    "player": name,
-                    "games": int(n),
-                    "wins": int(wins.get(name, 0)),
-                    "average_vp": None if average is None else round(average, 3),
+                    "rank": offset + i + 1,
+                    "player_id": pid,
+                    "name": (stats["name"][i] or b"").decode(),
+                    "games": int(stats["games"][i] or 0),
+                    "wins": units // WIN_UNITS if units % WIN_UNITS == 0 else round(units / WIN_UNITS, 3),
+                    "shared_wins": int(stats["shared"][i] or 0),
+                    "average_score": None if average is None else round(average, 3),
                 }
             )
-        rows.sort(key=lambda r: (-r["wins"], -(r["average_vp"] or 0.0), -r["games"], r["player"]))
-        return rows[: max(0, limit)]
+        return {
+            "game": name,
+            "score_label": spec.score_label,
+            "shared_win": spec.shared_win,
+            "total": int(total),
+            "offset": offset,
+            "limit": limit,
+            "rows": rows,
+        }
 
     # --- replay ---------------------------------------------------------------------------------------
     def replay(self, game_id: str, version: int, seat: int | None = None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The four read models: scoreboard (with the cross-game leaderboard), replay, audit and seat feed.
+"""The four read models: scoreboard (with each game's leaderboard), replay, audit and seat feed.
 
 Each turns a game's next events into writes; :mod:`projections.runner` applies them once per (game, version).
 Every value written derives from the recorded events (their commit times included) and the event store, never
@@ -7,6 +7,7 @@ from the clock, so a rebuild from zero writes byte for byte what the live projec
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,9 @@ from pydantic import SerializeAsAny, TypeAdapter
 
 from events.base import Command
 from projections.base import Applied, GameCtx, Projection, iso_ms, shown_text
-from projections.store import Ops, ProjectionScripts, RMKeys
+from projections.store import WIN_UNITS, Ops, ProjectionScripts, RMKeys
+from services.rules.contract import Presenter, SharedWin, Standing
+from services.rules.registry import get_game
 from services.store.eventstore import StoredCommand, command_from_entry
 
 _COMMAND_LIST: TypeAdapter[list[Any]] = TypeAdapter(list[SerializeAsAny[Command]])
@@ -32,7 +35,8 @@ def _dumps(value: Any) -> bytes:
 
 # --- scoreboard and leaderboard ------------------------------------------------------------------------------
 class ScoreboardModel(Projection):
-    """Per game: live score, Emperor, round, phase and who is awaited; per player: games, wins, average score."""
+    """Per game: live score, Emperor, round, phase and who is awaited. Per game name, its leaderboard: per player
+    id, games, wins, shared victories, average score and the display name last used."""
 
     name = "scoreboard"
 
@@ -44,23 +48,63 @@ class ScoreboardModel(Projection):
     def before_apply(
         self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, ctx: GameCtx, batch: list[Applied]
     ) -> None:
-        """Count the game into the leaderboard when this batch ends it (the script counts a game only once)."""
-        decider = ctx.decider
-        if not decider.is_over(batch[-1].state):
+        """Count the game into its game's leaderboard when this batch ends it (the script counts a game once)."""
+        last = batch[-1]
+        if not ctx.decider.is_over(last.state):
             return
-        board = decider.scoreboard(batch[-1].state)
-        winners = set(board.get("winners") or ())
-        argv: list[Any] = [ctx.game_id]
-        for seat, name in enumerate(ctx.players):
-            score = board["seats"][seat].get("score") if seat < len(board.get("seats", ())) else None
-            argv += [name, "1" if seat in winners else "0", "" if score is None else str(score)]
-        parts = ("counted", "games", "wins", "score", "scored")
-        r.evalsha(scripts.count_game, len(parts), *[keys.leaderboard(p) for p in parts], *argv)
+        presenter = get_game(ctx.name).presenter
+        raw_ids = r.hget(keys.layout.meta(ctx.shard, ctx.game_id), "player_ids")
+        player_ids = orjson.loads(raw_ids) if raw_ids else None
+        argv = leaderboard_count_args(presenter, last.state, ctx.game_id, ctx.players, player_ids, last.at)
+        if argv is not None:
+            names = keys.leaderboard_keys(ctx.name)
+            r.evalsha(scripts.count_game, len(names), *names, *argv)
 
     def clear_extra(self, r: redis.Redis, keys: RMKeys) -> None:
-        """The leaderboard is rebuilt with the scoreboards."""
+        """The leaderboards are rebuilt with the scoreboards."""
         for key in r.scan_iter(match=keys.leaderboard_pattern(), count=1000):
             r.delete(key)
+
+
+def leaderboard_count_args(
+    presenter: Presenter[Any],
+    state: Any,
+    game_id: str,
+    players: Sequence[str],
+    player_ids: Sequence[str | None] | None,
+    ended_ms: int,
+) -> list[Any] | None:
+    """The arguments of count_game.lua for an ended game (None: it is not over).
+
+    Only seats with a player id are counted: a display name says nothing about who played (two people named
+    "Red" are two people), so a seat without an id is on no leaderboard. A win counts as the game's
+    :class:`~services.rules.contract.LeaderboardSpec` says (``shared_win``), in :data:`WIN_UNITS`.
+    """
+    standings = presenter.final_standings(state)
+    if standings is None:
+        return None
+    spec = presenter.leaderboard
+    winners = sum(1 for s in standings if s.won)
+    argv: list[Any] = [game_id, f"{max(0, ended_ms):015d}:{game_id}"]
+    for seat, name in enumerate(players):
+        pid = player_ids[seat] if player_ids is not None and seat < len(player_ids) else None
+        if pid is None:
+            continue
+        standing = standings[seat] if seat < len(standings) else Standing(score=None, won=False)
+        units = win_units(spec.shared_win, winners) if standing.won else 0
+        score = standing.score
+        known = isinstance(score, int | float) and not isinstance(score, bool) and math.isfinite(score)
+        argv += [pid, name, units, "1" if standing.won and winners > 1 else "0", repr(score) if known else ""]
+    return argv
+
+
+def win_units(shared_win: SharedWin, winners: int) -> int:
+    """What one winner among ``winners`` counts, in :data:`WIN_UNITS`, by the game's rule for a shared win."""
+    if winners <= 1 or shared_win == "each":
+        return WIN_UNITS
+    if shared_win == "split":
+        return WIN_UNITS // winners
+    return 0  # "none": only a victory alone is a win
 
 
 def scoreboard_doc(ctx: GameCtx, state: Any, version: int, at: int) -> dict[str, Any]:

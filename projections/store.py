@@ -16,9 +16,17 @@ by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
                                                        snapshot), ``view:spec`` (the spectators'), per seat
                                                        ``view:<seat>`` (what differs from it)
 
-The leaderboard spans games, so it has a tag of its own::
+The leaderboards span games, so each game name's has a tag of its own (``shadow``'s)::
 
-    throne:{lb}:rm:leaderboard:counted|games|wins|score|scored    set / hashes by player name
+    throne:{lb:shadow}:rm:leaderboard:counted                   set     game ids counted (each once)
+    throne:{lb:shadow}:rm:leaderboard:games|wins|shared|score|scored|name|last|member
+                                                                hashes  by player id: games, wins (in
+                                                                        :data:`WIN_UNITS`), shared victories,
+                                                                        score sum, games with a known score,
+                                                                        display name last used and the end of
+                                                                        the game it is from, rank member
+    throne:{lb:shadow}:rm:leaderboard:rank                      zset    every player, ordered by member (see
+                                                                        count_game.lua): best first
 
 Each model reads the shards' feeds with its own consumer group ``proj:<model>``.
 """
@@ -37,6 +45,12 @@ from services.bus.keys import Layout
 
 MODELS = ("scoreboard", "replay", "audit", "feed")
 """Every read model, in the order ``run`` starts them."""
+
+LEADERBOARD_PARTS = ("counted", "games", "wins", "shared", "score", "scored", "name", "last", "rank", "member")
+"""The keys of one game's leaderboard (projections/count_game.lua documents each)."""
+WIN_UNITS = 720_720
+"""A win counts this many units (the least common multiple of 1..16, so every split of a shared victory between
+up to 16 winners is a whole number of units: wins stay exact integers, whatever order games are counted in)."""
 
 
 def group_of(model: str) -> str:
@@ -87,13 +101,19 @@ class RMKeys:
         """A game's current views and legal commands per seat."""
         return f"{self.tag(game_id)}:feed:{game_id}:now"
 
-    def leaderboard(self, part: str) -> str:
-        """A leaderboard key: ``counted``, ``games``, ``wins``, ``score`` or ``scored``."""
-        return f"{self.layout.prefix}:{{lb}}:rm:leaderboard:{part}"
+    def leaderboard(self, game: str, part: str) -> str:
+        """A key of the leaderboard of the game called ``game`` (registry name): one of
+        :data:`LEADERBOARD_PARTS`."""
+        return f"{self.layout.prefix}:{{lb:{game}}}:rm:leaderboard:{part}"
+
+    def leaderboard_keys(self, game: str) -> list[str]:
+        """Every key of one game's leaderboard, in :data:`LEADERBOARD_PARTS` order (count_game.lua's KEYS)."""
+        return [self.leaderboard(game, part) for part in LEADERBOARD_PARTS]
 
     def leaderboard_pattern(self) -> str:
-        """A SCAN pattern of every leaderboard key."""
-        return f"{self.layout.prefix}:{{lb}}:rm:leaderboard:*"
+        """A SCAN pattern of every leaderboard key of every game (and of the single cross-game leaderboard of
+        earlier versions, tagged ``{lb}``, so a rebuild clears it too)."""
+        return f"{self.layout.prefix}:{{lb*}}:rm:leaderboard:*"
 
 
 @cache

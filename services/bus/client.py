@@ -100,19 +100,24 @@ class ServiceClient:
         command_id: str | None = None,
         timeout: float | None = 10.0,
         bots: Mapping[int, str] | None = None,
+        player_ids: Sequence[str | None] | None = None,
     ) -> NewGame:
         """Open a game; waits for the worker's answer unless ``timeout`` is None.
 
         The seat tokens are generated here; only their sha256 travels and is stored. The seed is drawn here
         when not given, so that it is recorded (the game's first event names it).
 
+        ``player_ids``: one stable player id per seat (None for a seat without one), stored in the game's
+        metadata: the leaderboard counts a player's games under it (a name is only shown). Checked here (ValueError:
+        1 to 64 characters of ``[A-Za-z0-9_.:-]``, unique, one per player).
+
         ``bots`` maps seats to a bot kind (``"random"``, ``"heuristic"``, see services/bots/kinds.py): those
         seats are played by the bots process. Their kinds are written to the game's ``bots`` key (SET NX,
         so an existing game's bot seats are never replaced) *before* the creation is submitted, so the bots
         process knows the game's bot seats from its very first event; the key holds no secret (the bots sign
         with the seat digests of the game's metadata), and their tokens are forgotten here at once.
-        Raises ValueError on a bad ``bots`` map, :class:`GameNotCreated` on a rejection, TimeoutError when no
-        answer comes in time.
+        Raises ValueError on a bad ``bots`` map, bad names or player ids (pydantic's ValidationError is one),
+        :class:`GameNotCreated` on a rejection, TimeoutError when no answer comes in time.
         """
         bot_seats = dict(bots or {})
         for seat, kind in bot_seats.items():
@@ -129,6 +134,7 @@ class ServiceClient:
             settings=settings or {},
             seed=secrets.randbelow(2**31) if seed is None else seed,
             token_hashes=[hash_token(t) for t in tokens],
+            player_ids=None if player_ids is None else list(player_ids),
         )
         tokens = ["" if seat in bot_seats else token for seat, token in enumerate(tokens)]
         shard = self.layout.shard_of(envelope.game_id)
@@ -171,7 +177,7 @@ class ServiceClient:
             return None
         meta.pop("tokens", None)
         info: dict[str, Any] = dict(meta)
-        for key in ("players", "settings", "result"):
+        for key in ("players", "settings", "result", "player_ids"):
             if key in info:
                 info[key] = orjson.loads(info[key])
         for key in ("version", "seed"):

@@ -26,6 +26,8 @@ A **game creation** (``kind = "create"``)::
     settings     JSON object
     seed         decimal int; recorded by the game's first event
     tokens       JSON list of sha256 hex digests of the seats' secret tokens (the secrets never travel)
+    player_ids   optional JSON list, one per seat: a stable player id (:data:`services.bus.names.PLAYER_ID_RE`,
+                 unique) or null; who sits there across games (the leaderboard ranks by it). Not a secret
 
 The **outcome** (:class:`Outcome`) is stored under (game, scope, command id), the scope being the seat (or
 ``new`` for a creation), and pushed to the submitter's reply list; it is ``accepted`` (with the version range of
@@ -43,11 +45,11 @@ import secrets
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from events.base import summarize_validation_error
 from services.bus.keys import COMMAND_ID_RE, CREATE_SCOPE, GAME_ID_RE, NO_SCOPE
-from services.bus.names import PlayerNames
+from services.bus.names import PlayerIds, PlayerNames
 
 MAX_PAYLOAD = 64 * 1024
 """Upper bound of a command payload (and of create settings), in bytes."""
@@ -183,6 +185,15 @@ class CreateEnvelope(_Strict):
     settings: dict[str, Any] = Field(default_factory=dict)
     seed: int
     token_hashes: list[str]
+    player_ids: PlayerIds | None = None
+    """One stable player id per seat (or None for a seat without one), checked by
+    :func:`services.bus.names.check_player_ids`; None: no seat has one. Stored in the game's metadata."""
+
+    @model_validator(mode="after")
+    def _one_player_id_per_seat(self) -> CreateEnvelope:
+        if self.player_ids is not None and len(self.player_ids) != len(self.players):
+            raise ValueError(f"player_ids has {len(self.player_ids)} entries for {len(self.players)} players")
+        return self
 
     @property
     def scope(self) -> str:
@@ -191,11 +202,15 @@ class CreateEnvelope(_Strict):
 
     def digest(self) -> str:
         """The sha256 of this creation's content (a creation id sent again with other content conflicts)."""
-        return content_digest(None, None, [self.game_name, self.players, self.settings, self.seed, self.token_hashes])
+        content: list[Any] = [self.game_name, self.players, self.settings, self.seed, self.token_hashes]
+        if self.player_ids is not None:
+            # Only when given: a creation without player ids keeps the digest it always had.
+            content.append(self.player_ids)
+        return content_digest(None, None, content)
 
     def to_fields(self) -> dict[str, bytes]:
         """The stream entry for this creation."""
-        return {
+        fields = {
             "kind": b"create",
             "id": self.command_id.encode(),
             "game": self.game_id.encode(),
@@ -205,6 +220,9 @@ class CreateEnvelope(_Strict):
             "seed": str(self.seed).encode(),
             "tokens": orjson.dumps(self.token_hashes),
         }
+        if self.player_ids is not None:
+            fields["player_ids"] = orjson.dumps(self.player_ids)
+        return fields
 
 
 class RejectionInfo(_Strict):
@@ -362,6 +380,7 @@ def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> C
                 settings=_json(fields, b"settings", ids, max_payload),
                 seed=seed,
                 token_hashes=_json(fields, b"tokens", ids, max_payload),
+                player_ids=_json(fields, b"player_ids", ids, max_payload) if b"player_ids" in fields else None,
             )
     except ValidationError as exc:
         raise EnvelopeError(BAD_ENVELOPE, summarize(exc), *ids) from None

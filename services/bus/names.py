@@ -8,10 +8,13 @@ is created (the client library's envelope, hence the rules worker too, and the g
   no invisible format characters (bidirectional overrides, zero-width joiners), no separators but the space;
 * unique within the game, ignoring case and compatibility forms (``Ann``, ``ANN`` and ``Ann`` in full-width
   letters are one name).
+
+A name is only shown: who a seat is across games is its optional stable player id (:func:`check_player_ids`).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import Annotated
@@ -44,3 +47,31 @@ def check_player_names(names: Sequence[str]) -> list[str]:
 
 PlayerNames = Annotated[list[str], AfterValidator(check_player_names)]
 """A list of player names, checked and trimmed by pydantic (for models at the edges)."""
+
+
+# --- player ids ---------------------------------------------------------------------------------------------
+PLAYER_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+"""A stable player id: 1 to 64 characters of ``[A-Za-z0-9_.:-]`` (an account id, ``discord:1234``, ...)."""
+
+
+def check_player_ids(ids: Sequence[str | None]) -> list[str | None]:
+    """The ids unchanged, or ValueError naming the first seat whose id breaks a rule.
+
+    A player id says who sits at a seat across games (the leaderboard counts a person's games under it); the
+    display name is only shown. Each entry is an id (:data:`PLAYER_ID_RE`, unique within the game, compared
+    exactly) or None for a seat without one. Ids are not secrets: they are stored in the game's metadata and
+    shown on the leaderboard."""
+    seen: dict[str, int] = {}
+    for seat, pid in enumerate(ids):
+        if pid is None:
+            continue
+        if not isinstance(pid, str) or not PLAYER_ID_RE.match(pid):
+            raise ValueError(f"player_ids[{seat}]: a player id is 1 to 64 characters of A-Z a-z 0-9 _ . : - (or null)")
+        if pid in seen:
+            raise ValueError(f"player_ids[{seat}]: the id {pid!r} is taken by seat {seen[pid]} (ids are unique)")
+        seen[pid] = seat
+    return list(ids)
+
+
+PlayerIds = Annotated[list[str | None], AfterValidator(check_player_ids)]
+"""A list of player ids (or None per seat), checked by pydantic (for models at the edges)."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from services.bus.client import BOT_KIND_RE
 from services.bus.envelope import MAX_PLAYERS
 from services.bus.keys import COMMAND_ID_RE
-from services.bus.names import MAX_NAME, PlayerNames
+from services.bus.names import MAX_NAME, PlayerIds, PlayerNames
 
 MAX_INT = 2**63 - 1
 """Largest integer accepted in a command or settings (and the smallest is ``-2**63``): a signed 64-bit integer."""
@@ -79,6 +79,19 @@ class CreateGameRequest(_Request):
         description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',
         examples=[{"1": "heuristic"}],
     )
+    player_ids: PlayerIds | None = Field(
+        default=None,
+        description="one stable player id per seat, or null for a seat without one: 1 to 64 characters of "
+        "A-Z a-z 0-9 _ . : - (unique). The leaderboard counts a player's games under it (names are only shown; a "
+        "seat without an id is on no leaderboard). Not a secret: it is stored with the game and shown",
+        examples=[["acct:ann", None, "acct:cid"]],
+    )
+
+    @model_validator(mode="after")
+    def _one_player_id_per_seat(self) -> CreateGameRequest:
+        if self.player_ids is not None and len(self.player_ids) != len(self.players):
+            raise ValueError(f"player_ids has {len(self.player_ids)} entries for {len(self.players)} players")
+        return self
 
     @property
     def bot_seats(self) -> dict[int, str]:
@@ -96,6 +109,7 @@ class Seat(BaseModel):
     player: str
     token: str | None
     bot: str | None = None
+    player_id: str | None = None
 
 
 class CreatedGame(BaseModel):

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
-from projections.api import ReadModelError
+from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
 from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
@@ -61,6 +61,8 @@ def _known_query_only(request: Request) -> None:
 router = APIRouter(dependencies=[Depends(_known_query_only)])
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
+GAME_NAME_RE = r"^[A-Za-z0-9_.-]{1,64}$"
+"""What a game's name may look like in a query (the registry's names are Python entry-point names)."""
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
 After = Query(0, ge=0, le=MAX_VERSION, description="the last version the client has (0: from the start)")
 AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game")
@@ -74,7 +76,7 @@ _ERROR_TEXTS = {
     409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, command_id_conflict, "
     "ambiguous_choice",
     413: "payload_too_large",
-    422: "validation_error / bad_command",
+    422: "validation_error / bad_command / unknown_game_name",
     429: "rate_limited",
     431: "headers_too_large",
     503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
@@ -89,7 +91,9 @@ PICTURE_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"content": _ERROR_JSON, "description": text} for code, text in _ERROR_TEXTS.items()
 }
 """The same for a route whose answer is a picture or text: its errors are still JSON."""
-_READ_STATUS = {E.UNKNOWN_GAME: 404, "bad_version": 404, "bad_seat": 404}
+_READ_STATUS = {
+    E.UNKNOWN_GAME: 404, "bad_version": 404, "bad_seat": 404, "unknown_game_name": 422, "bad_page": 422,
+}  # fmt: skip
 """HTTP status of a read model's refusal by code (others: 400)."""
 
 
@@ -117,16 +121,18 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
             raise ApiError(422, E.VALIDATION, f"bot seat {seat} is not a seat of this game")
     try:
         new = gw.service.create_game(
-            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=bots
-        )
+            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=bots,
+            player_ids=body.player_ids,
+        )  # fmt: skip
     except GameNotCreated as exc:
         raise rejection_error(exc.outcome) from None
     except TimeoutError:
         raise ApiError(504, E.OUTCOME_TIMEOUT, "the game was not created in time") from None
     except ValueError as exc:
         raise ApiError(422, E.VALIDATION, str(exc)[:300]) from None
+    ids = body.player_ids or [None] * len(body.players)
     seats = [
-        Seat(seat=i, player=p, token=None if i in bots else t, bot=bots.get(i))
+        Seat(seat=i, player=p, token=None if i in bots else t, bot=bots.get(i), player_id=ids[i])
         for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))
     ]
     version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
@@ -324,9 +330,16 @@ def scoreboard(request: Request, game_id: str = GameId) -> JsonResponse:
 
 
 @router.get("/leaderboard", responses=ERRORS, tags=["read models"])
-def leaderboard(request: Request, limit: int = Query(20, ge=1, le=500)) -> JsonResponse:
-    """Players across finished games, best first (public)."""
-    return JsonResponse(_read(_gw(request), "leaderboard", limit))
+def leaderboard(
+    request: Request,
+    game: str | None = Query(None, pattern=GAME_NAME_RE, description="a game's name (default: the default game)"),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET, description="rows to skip (the first row has rank offset + 1)"),
+    limit: int = Query(20, ge=1, le=MAX_PAGE, description="rows to answer"),
+) -> JsonResponse:
+    """One game's leaderboard, best first (public): per stable player id its display name last used, games,
+    wins (shared victories counted as the game says) and the game's own score (``score_label``) averaged.
+    Seats created without a player id are on no leaderboard. An unknown game is 422 ``unknown_game_name``."""
+    return JsonResponse(_read(_gw(request), "leaderboard", game, offset, limit))
 
 
 @router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"])

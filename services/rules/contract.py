@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import orjson
 
@@ -62,6 +62,31 @@ class Secret:
     key: str
     value: Any
     text: str | None = None
+
+
+SharedWin = Literal["each", "split", "none"]
+"""How a leaderboard counts a shared victory (several winners): ``each`` winner a whole win, a ``split`` win
+(1/k each of k winners), or ``none`` (only a victory alone is a win)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardSpec:
+    """What a game's leaderboard means (declared by its presenter; generic code shows it, never names it)."""
+
+    score_label: str = "score"
+    """What the ``score`` of :meth:`Presenter.scoreboard` is, in words (a column heading: "victory points")."""
+    shared_win: SharedWin = "each"
+    """How a shared victory counts in a player's wins."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One seat at the end of a game, as a leaderboard counts it."""
+
+    score: int | float | None
+    """The seat's final ``score`` (what the leaderboard averages; None: unknown)."""
+    won: bool
+    """Whether the seat is among the winners (alone or shared)."""
 
 
 class GameRules(ABC, Generic[State]):
@@ -167,6 +192,8 @@ class Presenter(Generic[State]):
 
     quiet_events: frozenset[str] = frozenset()
     """Event types a move-by-move narration (demo, terminal) may leave out: they only move the game along."""
+    leaderboard: LeaderboardSpec = LeaderboardSpec()
+    """What the game's leaderboard averages (``score_label``) and how it counts a shared victory."""
 
     def __init__(self, rules: GameRules[State]) -> None:
         self.rules = rules
@@ -226,6 +253,21 @@ class Presenter(Generic[State]):
         result = self.rules.result(state)
         scores = (result or {}).get("scores") or []
         return {"seats": [{"score": s} for s in scores], "over": self.rules.is_over(state)}
+
+    def final_standings(self, state: State) -> list[Standing] | None:
+        """Once the game is over, each seat's final score and whether it won (None while it runs): what the
+        leaderboard counts. The default: ``score`` of each seat of :meth:`scoreboard` and ``winners`` of the
+        rules' ``result``."""
+        result = self.rules.result(state) if self.rules.is_over(state) else None
+        if result is None:
+            return None
+        winners = set(result.get("winners") or ())
+        seats = self.scoreboard(state).get("seats") or []
+        count = len(result.get("players") or seats)
+        return [
+            Standing(score=seats[seat].get("score") if seat < len(seats) else None, won=seat in winners)
+            for seat in range(count)
+        ]
 
     def render_text(self, state: State, seat: int | None, final: State | None = None) -> str:
         """The board as plain text, as ``seat`` may see it (``final`` as in :meth:`replay_view`)."""

@@ -677,6 +677,8 @@ class RulesWorker:
             "created": str(now),
             "status": "active",
         }
+        if env.player_ids is not None:
+            meta["player_ids"] = orjson.dumps(env.player_ids).decode()
         return self._append_plan(entry, env, "create", fresh, events, rnd, meta=meta)
 
     def _append_plan(
@@ -818,6 +820,12 @@ class RulesWorker:
                     create[key] = None
             seed = fields.get(b"seed", b"")
             create["seed"] = int(seed) if seed.lstrip(b"-").isdigit() else None
+            raw_ids = fields.get(b"player_ids")
+            if raw_ids is not None:
+                try:
+                    create["player_ids"] = orjson.loads(raw_ids) if len(raw_ids) <= self.cfg.max_payload else None
+                except orjson.JSONDecodeError:
+                    create["player_ids"] = None
             return ["create", "", orjson.dumps(create)]
         payload = fields.get(b"payload", b"null")
         if len(payload) > self.cfg.max_payload:

@@ -61,7 +61,9 @@ def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> N
                 messages.append(orjson.loads(ws.recv(timeout=10)))
     # Then the feed carried every event live, and the end
     assert [m["version"] for m in messages[:-1]] == list(range(1, summary["version"] + 1))
-    assert messages[-1]["result"] == summary["result"] == {"winner": seat, "total": 21}
+    assert messages[-1]["result"] == summary["result"]
+    assert summary["result"]["winner"] == seat and summary["result"]["winners"] == [seat]
+    assert summary["result"]["total"] == 21
 
 
 def test_given_the_embedded_default_when_a_game_has_bot_seats_then_the_bots_play_and_the_scoreboard_follows() -> None:

@@ -29,18 +29,30 @@ FAST_PROJECTION = RunnerConfig(batch=7, block_ms=10, claim_idle_ms=300, recover_
 
 
 def shadow_envelopes(seeds: Iterable[tuple[int, int]], tag: str) -> tuple[list[CreateEnvelope], list[CommandEnvelope]]:
-    """Creations and commands of seeded random Shadow games, ``(seed, players)`` each, commands interleaved."""
+    """Creations and commands of seeded random Shadow games, ``(seed, players)`` each, commands interleaved.
+
+    Seats have player ids (:func:`shadow_player_ids`), so the games meet on the leaderboard."""
     creates: list[CreateEnvelope] = []
     per_game: list[list[CommandEnvelope]] = []
     for seed, players in seeds:
         script = perf.record_games("shadow", 1, seed=seed, players=players)[0]
         create, commands = script.envelopes(f"{tag}-s{seed}p{players}")
+        create = CreateEnvelope(**{**create.model_dump(), "player_ids": shadow_player_ids(seed, players)})
         creates.append(create)
         per_game.append(commands)
     commands: list[CommandEnvelope] = []
     for i in range(max(len(g) for g in per_game)):
         commands.extend(g[i] for g in per_game if i < len(g))  # as concurrent players would send them
     return creates, commands
+
+
+def shadow_player_ids(seed: int, players: int) -> list[str | None]:
+    """Player ids of a Shadow game of :func:`shadow_envelopes`: four people ``sh-0..3`` seated from ``seed`` on;
+    the last seat of a 4-player game has none (it is on no leaderboard)."""
+    ids: list[str | None] = [f"sh-{(seed + seat) % 4}" for seat in range(players)]
+    if players == 4:
+        ids[-1] = None
+    return ids
 
 
 def play(
@@ -55,7 +67,7 @@ def play(
         creates += c
         commands += cmds
     if toy:
-        c, cmds = scripted_batch(toy, seed=zlib.crc32(tag.encode()) % 100_000)
+        c, cmds = scripted_batch(toy, seed=zlib.crc32(tag.encode()) % 100_000, player_ids=True)
         creates += c
         commands += cmds
     client.submit_many(creates)
@@ -130,6 +142,8 @@ def dump_model(r: redis.Redis, layout: Layout, model: str) -> dict[str, Any]:
             out[key.decode()] = r.xrange(key)
         elif kind == "set":
             out[key.decode()] = sorted(r.smembers(key))
+        elif kind == "zset":
+            out[key.decode()] = r.zrange(key, 0, -1, withscores=True)
         else:  # pragma: no cover - the models write nothing else
             raise AssertionError(f"unexpected {kind} at {key!r}")
     return out

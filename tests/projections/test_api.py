@@ -14,7 +14,7 @@ from projections.rebuild import clear_model, rebuild
 from projections.store import MODELS
 from services.rules.decider import fold
 from services.store.eventstore import read_events
-from tests.projections.helpers import STEADY, play, shadow_envelopes
+from tests.projections.helpers import STEADY, play, shadow_envelopes, shadow_player_ids
 from tests.rules.support import DECIDER
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
@@ -40,14 +40,20 @@ def test_scoreboard_and_leaderboard(shadow_game: tuple[Backend, redis.Redis, str
     assert [s["victory_points"] for s in board["seats"]] == list(final.vp)
     assert [s["thalers"] for s in board["seats"]] == list(final.thalers)
     assert board["emperor"] == final.emperor and board["round"] == final.round
-    # and the leaderboard counts the game once per player, with the wins and the average VP
-    rows = {row["player"]: row for row in models.leaderboard()}
-    assert set(rows) == {"P0", "P1", "P2"}
-    for seat, name in enumerate(("P0", "P1", "P2")):
-        assert rows[name] == {
-            "player": name, "games": 1, "wins": int(seat in final.winners), "average_vp": float(final.vp[seat]),
+    # and the game's leaderboard (the default game's) counts it once per player id, with the wins and average VP
+    board = models.leaderboard()
+    ids = shadow_player_ids(61, 3)
+    assert board["game"] == "shadow" and board["score_label"] == "victory points" and board["total"] == 3
+    rows = {row["player_id"]: row for row in board["rows"]}
+    assert set(rows) == set(ids)
+    for seat, pid in enumerate(ids):
+        assert {k: v for k, v in rows[pid].items() if k != "rank"} == {
+            "player_id": pid, "name": f"P{seat}", "games": 1, "wins": int(seat in final.winners),
+            "shared_wins": int(seat in final.winners and len(final.winners) > 1),
+            "average_score": float(final.vp[seat]),
         }  # fmt: skip
-    assert len(models.leaderboard(limit=1)) == 1
+    assert [row["rank"] for row in board["rows"]] == [1, 2, 3]
+    assert models.leaderboard("shadow", offset=1, limit=1)["rows"] == [board["rows"][1]]
     with pytest.raises(UnknownGame):
         models.scoreboard("nope")
 

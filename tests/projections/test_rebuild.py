@@ -44,7 +44,9 @@ def test_each_read_model_rebuilt_from_zero_equals_the_live_one(backend: Backend)
     keys = RMKeys(backend.layout)
     for gid in games:
         assert r.exists(keys.scoreboard(gid), keys.audit(gid), keys.feed(gid), keys.feed_now(gid)) == 4
-    assert len(r.smembers(keys.leaderboard("counted"))) == len(games)
+    counted = [len(r.smembers(keys.leaderboard(name, "counted"))) for name in ("shadow", "toy21")]
+    assert counted == [3, 3]
+    assert r.zcard(keys.leaderboard("shadow", "rank")) == 4 and r.zcard(keys.leaderboard("toy21", "rank")) == 3
     assert sum(len(v) for k, v in live["audit"].items() if k.endswith(tuple(games))) == sum(
         int(r.hget(backend.layout.meta(backend.layout.shard_of(g), g), "version")) for g in games
     )

@@ -85,7 +85,7 @@ def test_kill_9_mid_stream_then_restart_loses_and_doubles_nothing(backend: Backe
     first = spawn_projections(url, layout, env={"TOY21_STALL_VIEW_AT_TOTAL": "12"})
     try:
         wait_for(lambda: all(_has_group(r, layout, s, m) for s in range(4) for m in MODELS), seconds=30)
-        creates, commands = scripted_batch(12, seed=17)
+        creates, commands = scripted_batch(12, seed=17, player_ids=True)
         client.submit_many(creates)
         worker.run_until_idle()
         client.submit_many(commands)
@@ -106,7 +106,7 @@ def test_kill_9_mid_stream_then_restart_loses_and_doubles_nothing(backend: Backe
     assert _pending(r, layout, "feed") > 0, "the worker must die holding read, unacked entries"
 
     # and more games are played while it is down, then it is started again
-    more, more_commands = scripted_batch(4, seed=18)
+    more, more_commands = scripted_batch(4, seed=18, player_ids=True)
     client.submit_many(more)
     worker.run_until_idle()
     client.submit_many(more_commands)
@@ -121,8 +121,8 @@ def test_kill_9_mid_stream_then_restart_loses_and_doubles_nothing(backend: Backe
     # Then every model equals its rebuild from zero: nothing lost, nothing applied twice
     live = {m: dump_model(r, layout, m) for m in MODELS}
     keys = RMKeys(layout)
-    assert len(r.smembers(keys.leaderboard("counted"))) == len(games)
-    assert sum(int(v) for v in r.hgetall(keys.leaderboard("games")).values()) == 2 * len(games)
+    assert len(r.smembers(keys.leaderboard("toy21", "counted"))) == len(games)
+    assert sum(int(v) for v in r.hgetall(keys.leaderboard("toy21", "games")).values()) == 2 * len(games)
     rebuild(r, layout)
     for model in MODELS:
         assert dump_model(r, layout, model) == live[model], model

@@ -64,9 +64,14 @@ def outcomes(client: ServiceClient, commands: list[CommandEnvelope]) -> list[Out
     return [client.outcome_of(c) for c in commands]
 
 
-def scripted_batch(games: int, seed: int) -> tuple[list[CreateEnvelope], list[CommandEnvelope]]:
+def scripted_batch(
+    games: int, seed: int, *, player_ids: bool = False
+) -> tuple[list[CreateEnvelope], list[CommandEnvelope]]:
     """``games`` toy21 games fully scripted without any Redis: their creations and every command, the
-    commands interleaved round-robin across games (each game's own commands stay in order)."""
+    commands interleaved round-robin across games (each game's own commands stay in order).
+
+    ``player_ids``: game g seats the players ``toy-<g % 3>`` and ``toy-<(g + 1) % 3>`` (so three players meet
+    again and again, under the names "ann" and "bob" by turns)."""
     creates: list[CreateEnvelope] = []
     per_game: list[list[CommandEnvelope]] = []
     for g in range(games):
@@ -80,6 +85,7 @@ def scripted_batch(games: int, seed: int) -> tuple[list[CreateEnvelope], list[Co
                 players=["ann", "bob"],
                 seed=seed * 1000 + g,
                 token_hashes=[hash_token(t) for t in tokens],
+                player_ids=[f"toy-{g % 3}", f"toy-{(g + 1) % 3}"] if player_ids else None,
             )
         )
         per_game.append(

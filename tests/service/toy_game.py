@@ -128,7 +128,14 @@ class ToyRules(GameRules[ToyState]):
         return state.winner is not None
 
     def result(self, state: ToyState) -> JSON | None:
-        return None if state.winner is None else {"winner": state.winner, "total": state.total}
+        if state.winner is None:
+            return None
+        # The contract's keys (players, scores, winners, shared), and the toy's own (winner, total).
+        scores = [state.total if seat == state.winner else 0 for seat in range(len(state.players))]
+        return {
+            "players": list(state.players), "scores": scores, "winners": [state.winner], "shared": False,
+            "winner": state.winner, "total": state.total,
+        }  # fmt: skip
 
     def parse_command(self, raw: bytes | str | JSON) -> Command:
         return parse_json(_COMMANDS, raw)

@@ -18,7 +18,7 @@ from services.rules.barracks.decide import awaited
 from services.rules.barracks.legality import forum_allowed
 from services.rules.barracks.rounds import score_of
 from services.rules.barracks.state import KEEP, ORDER, PHASE_NAMES, PICK, RIVAL_PLACE, Game
-from services.rules.contract import JSON, GameRules, Presenter
+from services.rules.contract import JSON, GameRules, LeaderboardSpec, Presenter
 
 _SECRET_OF_SEAT = {
     F.HandDealt: ("cards",),
@@ -31,6 +31,9 @@ _SECRET_ORDER = {F.DeckShuffled: "order", F.EmperorDeckShuffled: "order"}
 
 class BarracksPresenter(Presenter[Game]):
     """Views, redaction and words of The Barracks Emperors."""
+
+    leaderboard = LeaderboardSpec(score_label="points", shared_win="each")
+    """A leaderboard averages points; a tie (without the tiebreak option) is a shared victory of each [K39]."""
 
     def __init__(self, rules: GameRules[Game]) -> None:
         super().__init__(rules)

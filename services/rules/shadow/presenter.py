@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from events.base import Command, Event
-from services.rules.contract import JSON, Presenter, Secret
+from services.rules.contract import JSON, LeaderboardSpec, Presenter, Secret
 from services.rules.shadow import audit, labels, redact, render
 from services.rules.shadow.actions import awaited
 from services.rules.shadow.describe import describe
@@ -25,6 +25,8 @@ class ShadowPresenter(Presenter[GameState | None]):
 
     quiet_events = frozenset({"DecisionRequested"})
     """A request for the next decision: the next command shows who answered it."""
+    leaderboard = LeaderboardSpec(score_label="victory points", shared_win="each")
+    """A leaderboard averages victory points; players tied for the win all win together [G3]."""
 
     def view(self, state: GameState | None, seat: int | None) -> JSON:
         """The game as one seat or a spectator sees it (before GameStarted: that there is no table yet)."""
