@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from services.rules.barracks import facts as F
-from services.rules.barracks import words
+from services.rules.barracks import menus, words
 from services.rules.barracks.decide import awaited
 from services.rules.barracks.legality import forum_allowed
 from services.rules.barracks.rounds import score_of
@@ -98,8 +98,13 @@ class BarracksPresenter(Presenter[Game]):
         return words.explain(F.as_core(event), players)
 
     def label(self, command: Any, state: Game | None = None) -> str:
-        """A short label of a command."""
-        return words.label(F.as_core(command), state)
+        """A short label of a command: the card, the space by name and where it lies, what the ability does."""
+        return menus.label(command, state)
+
+    def menu_groups(self, commands: Sequence[Any], state: Game | None = None) -> list[tuple[str, list[int]]]:
+        """The legal ``commands`` grouped for a menu (by action and card, long groups by space): ``(title,
+        indexes)``; the groups partition the list."""
+        return menus.menu_groups(commands, state)
 
     # --- standings -------------------------------------------------------------------------------------------------
     def scoreboard(self, state: Game | None) -> JSON:
