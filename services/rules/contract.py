@@ -194,6 +194,12 @@ class Presenter(Generic[State]):
         details = " ".join(f"{k}={v}" for k, v in data.items() if k not in ("type", "seat"))
         return f"{data.get('type', '?')}" + (f" {details}" if details else "")
 
+    def menu_groups(self, commands: Sequence[Command], state: State | None = None) -> list[tuple[str, list[int]]]:
+        """Legal ``commands`` grouped for a menu: ``(title, indexes into commands)``, the groups partitioning the
+        indexes in order. A title may have levels separated by `` > `` that a menu may nest on. The default is
+        one group."""
+        return [("Commands", list(range(len(commands))))] if commands else []
+
     # --- pictures and standings --------------------------------------------------------------------------------
     def scoreboard(self, state: State) -> JSON:
         """The public standing: ``{"seats": [{"score": int | None, ...}], ...}``; ``score`` is what a leaderboard
