@@ -9,7 +9,7 @@ space), ``"2,2"`` D3 (Roma), ``"5,4"`` G5.
 
 A card is named "red 7 Spiculum" in sentences and ``R7Sp`` on a board (suit letter, printed value, two-letter
 ability code; a legend explains the codes); a barbarian card is "barbarian 03" (they are alike but have
-numbers, so that two in one hand stay distinct). An Emperor is "red Emperor 4" or "Pretender 1".
+numbers, so that two in one hand stay distinct). An Emperor is "red Emperor 4" or "yellow Pretender 1".
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def card_code(cid: str, T: Tables | None = None) -> str:
 
 
 def emperor_words(eid: str | None, T: Tables | None = None) -> str:
-    """``red-emperor-04`` as "red Emperor 4", ``pretender-1`` as "Pretender 1 (yellow)"."""
+    """``red-emperor-04`` as "red Emperor 4", ``pretender-1`` as "yellow Pretender 1"."""
     if eid is None:
         return "no Emperor"
     T = _tables(T)
@@ -111,7 +111,7 @@ def emperor_words(eid: str | None, T: Tables | None = None) -> str:
         return eid
     number = int(eid.rsplit("-", 1)[-1])
     if x in T.pretenders:
-        return f"Pretender {number} ({SUITS[T.colour[x]]})"
+        return f"{SUITS[T.colour[x]]} Pretender {number}"
     return f"{SUITS[T.colour[x]]} Emperor {number}"
 
 

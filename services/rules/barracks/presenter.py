@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from services.rules.barracks import board_svg, boards, menus, words
 from services.rules.barracks import facts as F
-from services.rules.barracks import menus, words
 from services.rules.barracks.decide import awaited
 from services.rules.barracks.legality import forum_allowed
 from services.rules.barracks.rounds import score_of
@@ -105,6 +105,22 @@ class BarracksPresenter(Presenter[Game]):
         """The legal ``commands`` grouped for a menu (by action and card, long groups by space): ``(title,
         indexes)``; the groups partition the list."""
         return menus.menu_groups(commands, state)
+
+    # --- pictures ----------------------------------------------------------------------------------------------------
+    def render_text(self, state: Game | None, seat: int | None, final: Game | None = None) -> str:
+        """The board and the table as plain text, as ``seat`` may see it (``final``: as in :meth:`replay_view`)."""
+        if state is None:
+            return "The Barracks Emperors: the game has not started yet."
+        return boards.render_text(self._shown(state, seat, final), state.T)
+
+    def render_svg(self, state: Game | None, seat: int | None, final: Game | None = None) -> str:
+        """The board and the table as a standalone SVG document, as ``seat`` may see it."""
+        if state is None:
+            return board_svg.empty_svg()
+        return board_svg.render_svg(self._shown(state, seat, final), state.T)
+
+    def _shown(self, state: Game, seat: int | None, final: Game | None) -> JSON:
+        return self.view(state, seat) if final is None else self.replay_view(state, seat, final)
 
     # --- standings -------------------------------------------------------------------------------------------------
     def scoreboard(self, state: Game | None) -> JSON:
