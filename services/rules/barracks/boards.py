@@ -170,14 +170,14 @@ def result_line(view: JSON) -> str:
         outcome = "shared victory of " + " and ".join(winners)
     else:
         outcome = f"{winners[0]} wins" + (" on the tiebreak" if result.get("tiebreak_used") else "")
-    return f"Game over. Scores: {scores}. {outcome[:1].upper() + outcome[1:]}."
+    return f"Game over. Scores: {scores}. {capital(outcome)}."
 
 
 def scoring_lines(view: JSON, T: Tables) -> list[str]:
     """Each scoring area: captured Emperors by colour, sets, Triumph barbarians, points [K39, KX2]."""
     lines = []
     for area in view.get("scoring") or []:
-        owner = who(view, area.get("seat"), area.get("factions") or ())
+        owner = capital(who(view, area.get("seat"), area.get("factions") or ()))
         counts = emperor_counts(area.get("emperors") or (), T)
         pretenders = sum(1 for x in area.get("emperors") or () if T.emperor_index.get(x, -1) in T.pretenders)
         colours = ", ".join(f"{n} {c}" for c, n in counts.items())
@@ -189,6 +189,11 @@ def scoring_lines(view: JSON, T: Tables) -> list[str]:
             f"{plural(area.get('score', 0), 'point')}"
         )
     return lines
+
+
+def capital(text: str) -> str:
+    """The text with its first letter in capitals."""
+    return text[:1].upper() + text[1:]
 
 
 def plural(n: int, noun: str) -> str:
@@ -307,7 +312,7 @@ def render_text(view: JSON, T: Tables) -> str:
     )
     lines += [line for text in _hand_lines(view, T) for line in _wrap(text)]
     lines.append("Scoring areas:")
-    lines += [f"  {line}" for line in scoring_lines(view, T)]
+    lines += ["  " + line for text in scoring_lines(view, T) for line in _wrap(text)]
     return "\n".join(lines)
 
 
@@ -351,7 +356,7 @@ def _hand_lines(view: JSON, T: Tables) -> list[str]:
         if i == seat:
             continue
         text = f"{who(view, i, seat_factions(view, i))}: {entry['size']} cards"
-        if "cards" in entry:
+        if entry.get("cards"):
             text += f": {hand_words(entry['cards'], T)}"
         elif entry.get("known"):
             text += f" (known: {hand_words(entry['known'], T)})"
