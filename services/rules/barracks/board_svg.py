@@ -15,8 +15,10 @@ from xml.sax.saxutils import escape
 
 from services.rules.barracks.boards import (
     FORUM_RULE,
+    NBSP,
     Cell,
     capital,
+    card_name,
     decision_line,
     demagogue_line,
     emperor_counts,
@@ -26,8 +28,9 @@ from services.rules.barracks.boards import (
     seat_factions,
     title_line,
     who,
+    wrap,
 )
-from services.rules.barracks.names import ability_title, card_words, faction_title
+from services.rules.barracks.names import ability_title, faction_title
 from services.rules.barracks.tables import ABILITIES, SUITS, Tables
 
 JSON = dict[str, Any]
@@ -281,9 +284,9 @@ def _panel(view: JSON, T: Tables, top: float) -> tuple[list[str], float]:
         name = who(view, i, seat_factions(view, i)) + (" (you)" if i == seat else "")
         text = f"{name}: {plural(entry['size'], 'card')}"
         if entry.get("cards") and i != seat:
-            text += ": " + ", ".join(card_words(c, T) for c in entry["cards"])
+            text += ": " + ", ".join(card_name(c, T) for c in entry["cards"])
         elif entry.get("known") and i != seat:
-            text += "; known: " + ", ".join(card_words(c, T) for c in entry["known"])
+            text += "; known: " + ", ".join(card_name(c, T) for c in entry["known"])
         for line in _wrap(text, 84):
             parts.append(_text(x, y, line, size=11))
             y += 14
@@ -293,7 +296,7 @@ def _panel(view: JSON, T: Tables, top: float) -> tuple[list[str], float]:
         y += 14
     y += 8
     discard = view.get("discard") or []
-    last = f" (last: {card_words(discard[-1], T)})" if discard else ""
+    last = f" (last: {card_name(discard[-1], T)})" if discard else ""
     for line in (
         f"Draw deck: {plural(view.get('deck_size', 0), 'card')}. Discard pile: {plural(len(discard), 'card')}{last}.",
         f"Holding box: {plural(len(view.get('holding_box') or ()), 'barbarian')}. Pretenders set aside: "
@@ -389,7 +392,7 @@ def _text(
 ) -> str:
     return (
         f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" fill="{fill}" '
-        f'font-weight="{weight}">{escape(text)}</text>'
+        f'font-weight="{weight}">{escape(text.replace(NBSP, " "))}</text>'
     )
 
 
@@ -405,9 +408,7 @@ def _ability(T: Tables, c: int) -> str:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    import textwrap
-
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return wrap(text, width)
 
 
 def _document(width: float, height: float, parts: list[str]) -> str:

@@ -27,6 +27,8 @@ from services.rules.barracks.tables import ABILITIES, Tables
 
 JSON = dict[str, Any]
 
+NBSP = "\u00a0"
+"""Joins the words of one name (a card, a seat) so that wrapping never splits it; :func:`wrap` restores spaces."""
 FORUM_RULE = (
     "after a card of printed value 0-2 any card; 3-4 one of the 3 leftmost; 5-6 of the 2 leftmost; 7-8 the leftmost"
 )
@@ -81,6 +83,17 @@ def frame(view: JSON, T: Tables) -> list[list[Cell]]:
 
 
 # --- words shared by both boards -------------------------------------------------------------------------------
+def card_name(cid: str | None, T: Tables) -> str:
+    """A card's words ("red 7 Spiculum") as one unbreakable piece for :func:`wrap`."""
+    return card_words(cid, T).replace(" ", NBSP)
+
+
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` characters (later lines indented), never inside a card's name."""
+    lines = textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    return [line.replace(NBSP, " ") for line in lines] or [""]
+
+
 def who(view: JSON, seat: int | None, factions: Sequence[str] = ()) -> str:
     """A seat by name and factions ("Alice (North)"), or a rival claimant ("the rival claimant West")."""
     fs = "+".join(faction_title(f) for f in factions)
@@ -127,7 +140,7 @@ def decision_line(view: JSON, T: Tables) -> str:
     elif decision == "keep":
         what = f"to keep one of the {view.get('looked_count', 0)} cards Frumentarii shows"
         if view.get("looked"):
-            what += ": " + ", ".join(card_words(c, T) for c in view["looked"])
+            what += ": " + ", ".join(card_name(c, T) for c in view["looked"])
     elif decision == "pick":
         allowed = view.get("forum_allowed") or 0
         size = len(view.get("forum") or ())
@@ -136,7 +149,7 @@ def decision_line(view: JSON, T: Tables) -> str:
             what = "to take the leftmost Forum card"
     elif decision == "rival_place":
         card = view.get("rival_card")
-        what = f"to choose where the rival claimant's {card_words(card, T)} goes (Demagogue)"
+        what = f"to choose where the rival claimant's {card_name(card, T)} goes (Demagogue)"
     else:
         what = "nothing yet"
     return f"Turn of {actor}. Awaited: {waiting}, {what}."
@@ -150,7 +163,7 @@ def demagogue_line(view: JSON, T: Tables) -> str | None:
     seat = demagogue.get("seat")
     owner = who(view, seat, seat_factions(view, seat)) if seat is not None else "a rival claimant"
     return (
-        f"Demagogue in force: {owner}'s {card_words(demagogue['card'], T)} - every other seat's triggered "
+        f"Demagogue in force: {owner}'s {card_name(demagogue['card'], T)} - every other seat's triggered "
         "abilities are ignored until its player's next turn."
     )
 
@@ -236,7 +249,7 @@ def card_cell(entry: JSON | None, T: Tables) -> str:
 
 def hand_words(cards: Sequence[str], T: Tables) -> str:
     """Cards as "R7Sp red 7 Spiculum, X barbarian 03"."""
-    return ", ".join(f"{card_code(c, T)} {card_words(c, T)}" for c in cards) or "none"
+    return ", ".join(f"{card_code(c, T)} {card_name(c, T)}" for c in cards) or "none"
 
 
 def board_cards(view: JSON, T: Tables) -> list[str]:
@@ -259,7 +272,7 @@ def board_cards(view: JSON, T: Tables) -> list[str]:
                 else (f"the rival {faction_title(card['rival'])}" if card.get("rival") else "")
             )
             out.append(
-                f"{rc_name(r, c)}{state} {card_words(card['card'], T)}{counters}" + (f" ({player})" if player else "")
+                f"{rc_name(r, c)}{state} {card_name(card['card'], T)}{counters}" + (f" ({player})" if player else "")
             )
     return out
 
@@ -274,7 +287,7 @@ WIDTH = 110
 
 
 def _wrap(text: str) -> list[str]:
-    return textwrap.wrap(text, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    return wrap(text, WIDTH, "  ")
 
 
 def render_text(view: JSON, T: Tables) -> str:
@@ -299,11 +312,11 @@ def render_text(view: JSON, T: Tables) -> str:
     forum = view.get("forum") or []
     lines += _wrap(
         "Forum (leftmost first): "
-        + (" | ".join(f"{i + 1} {card_code(c, T)} {card_words(c, T)}" for i, c in enumerate(forum)) or "empty")
+        + (" | ".join(f"{i + 1} {card_code(c, T)} {card_name(c, T)}" for i, c in enumerate(forum)) or "empty")
     )
     lines.append(f"  ({FORUM_RULE})")
     discard = view.get("discard") or []
-    last = f" (last: {card_words(discard[-1], T)})" if discard else ""
+    last = f" (last: {card_name(discard[-1], T)})" if discard else ""
     lines += _wrap(
         f"Deck: {view.get('deck_size', 0)} cards. Discard pile: {len(discard)} cards{last}. "
         f"Holding box: {len(view.get('holding_box') or ())} barbarians. "
@@ -335,8 +348,8 @@ def _legend(abilities: set[str]) -> list[str]:
     lines = [
         "Legend: [R] [B] [Y] an Emperor: red (Military), blue (Senate), yellow (Populace) - its colour is trump;",
         "  [Yp] a Pretender; {R} the Emperor on Roma (D3); [ ] an empty Emperor space; . an empty space;",
-        "  ^ a homeland; R7Sp a card: suit letter, printed value, ability; +1=6 its counters and effective value;",
-        "  ## a face-down card (value 0, no suit); X a barbarian; X/R3Ca a barbarian covering a card.",
+        "  ^ a homeland; a card: suit letter (R, B, Y), printed value, ability code; +n=v after it: its counters and",
+        "  effective value; ## a face-down card (value 0, no suit); X a barbarian; X/... a barbarian covering a card.",
         "  Rows A-G run North to South, columns 0-6 West to East (row A, row G, column 0, column 6: outer spaces).",
     ]
     if abilities:
