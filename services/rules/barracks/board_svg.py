@@ -30,7 +30,7 @@ from services.rules.barracks.boards import (
     who,
     wrap,
 )
-from services.rules.barracks.names import ability_title, faction_title
+from services.rules.barracks.names import ability_title, card_words, faction_title
 from services.rules.barracks.tables import ABILITIES, SUITS, Tables
 
 JSON = dict[str, Any]
@@ -160,7 +160,23 @@ def _space(cell: Cell, x: float, y: float, T: Tables) -> list[str]:
 
 
 def _card(entry: JSON, x: float, y: float, w: float, h: float, T: Tables, small: bool = False) -> list[str]:
-    """One card as its view entry shows it: suit colour and values, face-down, or a barbarian (and what it covers)."""
+    """One card as its view entry shows it, grouped with a tooltip naming it (words and id)."""
+    return [f"<g><title>{escape(_tooltip(entry, T))}</title>", *_card_parts(entry, x, y, w, h, T, small), "</g>"]
+
+
+def _tooltip(entry: JSON, T: Tables) -> str:
+    cid = entry.get("card", "")
+    words = f"{card_words(cid, T)} ({cid})"
+    if entry.get("barbarian"):
+        covers = entry.get("covers")
+        return words + (f", covering {_tooltip(covers, T)}" if covers else "")
+    if entry.get("face_down"):
+        return f"face-down {words}"
+    return words + (f" with +{entry['counters']} in counters" if entry.get("counters") else "")
+
+
+def _card_parts(entry: JSON, x: float, y: float, w: float, h: float, T: Tables, small: bool) -> list[str]:
+    """One card: suit colour and values, face-down, or a barbarian (and what it covers)."""
     if entry.get("barbarian"):
         return _barbarian(entry, x, y, w, h, T, number=small)
     if entry.get("face_down"):
