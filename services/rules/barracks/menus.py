@@ -28,6 +28,7 @@ from services.rules.barracks.tables import (
     FRUMENTARII,
     MOB,
     MOBILE_VULGUS,
+    PLACEMENT_ABILITIES,
     PRETENDER,
     PRINCEPS,
     SPICULUM,
@@ -141,7 +142,21 @@ def _play_label(command: Any, g: Game | None) -> str:
         return text + f"; return the barbarian on {_space_of(command.target, g)} to the deck (solo Tribute)"
     if command.ability == "use":
         return text + "; " + _use_words(command, g)
-    return text
+    return text + (_unused_words(command, g) if g is not None else "")
+
+
+def _unused_words(command: Any, g: Game) -> str:
+    """Why a card with a triggered ability is played without a choice: a Demagogue, or no legal target [K17, K37]."""
+    T = g.T
+    c = T.card_index.get(command.card, -1)
+    if c < 0 or not 0 <= command.seat < len(g.seat_actor):
+        return ""
+    kind = L.ability_kind(g, g.seat_actor[command.seat], c)
+    if kind == L.SUPPRESSED and T.ability[c] not in PLACEMENT_ABILITIES:
+        return "; its ability is ignored (Demagogue)"
+    if kind == L.CHOICE:
+        return "; its ability has no target"
+    return ""
 
 
 def _placement_words(command: Any, g: Game) -> str:
