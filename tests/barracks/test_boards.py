@@ -115,7 +115,7 @@ def test_given_random_games_when_each_seat_sees_the_boards_then_no_other_seats_s
     while True:
         over = RULES.is_over(state)
         if step % 6 == 0 or over:
-            secrets = {s: forms(PRESENTER.secrets(state, s), state.T) for s in range(players)}
+            secrets = {s: forms(PRESENTER.secret_cards(state, s), state.T) for s in range(players)}
             for reader in readers:
                 text, svg = PRESENTER.render_text(state, reader), PRESENTER.render_svg(state, reader)
                 ET.fromstring(svg)
@@ -141,7 +141,7 @@ def test_given_a_finished_game_when_a_past_position_is_replayed_then_its_boards_
     while not RULES.is_over(state):
         (seat,) = RULES.awaited(state)
         _, state = RULES.execute(state, RULES.sample_legal(state, seat, rng))
-    hidden = PRESENTER.secrets(early, 2)
+    hidden = PRESENTER.secret_cards(early, 2)
     live = PRESENTER.render_text(early, 0, early).lower()
     replay = PRESENTER.render_text(early, 0, state).lower()
     words = {card_words(c, early.T).lower() for c in hidden}

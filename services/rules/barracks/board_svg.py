@@ -30,7 +30,7 @@ from services.rules.barracks.boards import (
     who,
     wrap,
 )
-from services.rules.barracks.names import ability_title, card_words, faction_title
+from services.rules.barracks.names import ability_title, card_code, card_words, faction_title
 from services.rules.barracks.tables import ABILITIES, SUITS, Tables
 
 JSON = dict[str, Any]
@@ -167,6 +167,8 @@ def _card(entry: JSON, x: float, y: float, w: float, h: float, T: Tables, small:
 def _tooltip(entry: JSON, T: Tables) -> str:
     cid = entry.get("card", "")
     words = f"{card_words(cid, T)} ({cid})"
+    if not entry.get("barbarian"):
+        words = f"{card_code(cid, T)} {words}"
     if entry.get("barbarian"):
         covers = entry.get("covers")
         return words + (f", covering {_tooltip(covers, T)}" if covers else "")
