@@ -131,11 +131,11 @@ class BarracksRules(GameRules[Game]):
 
     def encode_event(self, event: Any) -> JSON:
         """An event as JSON-ready data."""
-        return _json_ready(F.to_dict(F.as_core(event)))
+        return F.json_ready(F.to_dict(F.as_core(event)))
 
     def encode_command(self, command: Any) -> JSON:
         """A command as JSON-ready data."""
-        return _json_ready(F.to_dict(F.as_core(command)))
+        return F.json_ready(F.to_dict(F.as_core(command)))
 
     def encode_event_bytes(self, event: Any) -> bytes:
         """An event as compact JSON bytes."""
@@ -164,12 +164,3 @@ class BarracksRules(GameRules[Game]):
         for event in events[i:]:
             apply(current, F.as_core(event))
         return current
-
-
-def _json_ready(value: Any) -> Any:
-    """``value`` with every tuple made a list, as JSON gives it back."""
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_ready(v) for v in value]
-    return value
