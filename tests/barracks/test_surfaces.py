@@ -81,7 +81,7 @@ def test_given_bad_lines_when_adjudicated_then_each_is_refused_and_the_game_goes
     out = list(adjudicate(mixed, final_view=True))
     refused = [r for r in out if "rejection" in r]
     assert [r["line"] for r in refused] == [5, 6, 7]
-    assert [r["rejection"]["code"] for r in refused][0] == "not_json"
+    assert refused[0]["rejection"]["code"] == "not_json"
     assert refused[2]["rejection"]["code"] == "bad_command"
     assert [r["event"] for r in out if "event" in r] == events and out[-1]["final"]["result"] == result
 
