@@ -88,6 +88,7 @@ class BarracksPresenter(Presenter[Game]):
                 if isinstance(value, tuple | list):
                     hidden[f"{name}_count"] = len(value)
             hidden["redacted"] = True
+            hidden["summary"] = words.describe(event, state.players if state is not None else ())  # sizes only
             return hidden
         return data
 
