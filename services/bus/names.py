@@ -50,8 +50,9 @@ PlayerNames = Annotated[list[str], AfterValidator(check_player_names)]
 
 
 # --- player ids ---------------------------------------------------------------------------------------------
-PLAYER_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
-"""A stable player id: 1 to 64 characters of ``[A-Za-z0-9_.:-]`` (an account id, ``discord:1234``, ...)."""
+PLAYER_ID_RE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+"""A stable player id: 1 to 64 characters of ``[A-Za-z0-9_.:-]`` (an account id, ``discord:1234``, ...); the
+whole id must match (``fullmatch``)."""
 
 
 def check_player_ids(ids: Sequence[str | None]) -> list[str | None]:
@@ -65,7 +66,7 @@ def check_player_ids(ids: Sequence[str | None]) -> list[str | None]:
     for seat, pid in enumerate(ids):
         if pid is None:
             continue
-        if not isinstance(pid, str) or not PLAYER_ID_RE.match(pid):
+        if not isinstance(pid, str) or not PLAYER_ID_RE.fullmatch(pid):
             raise ValueError(f"player_ids[{seat}]: a player id is 1 to 64 characters of A-Z a-z 0-9 _ . : - (or null)")
         if pid in seen:
             raise ValueError(f"player_ids[{seat}]: the id {pid!r} is taken by seat {seen[pid]} (ids are unique)")

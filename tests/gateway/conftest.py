@@ -117,11 +117,18 @@ def gateway(redis_url: str) -> Iterator[Served]:  # noqa: F811 - the imported fi
 
 
 def new_game(
-    served: Served, game: str = "shadow", players: tuple[str, ...] = ("Ann", "Bob", "Cid", "Dee"), seed: int = 7
+    served: Served,
+    game: str = "shadow",
+    players: tuple[str, ...] = ("Ann", "Bob", "Cid", "Dee"),
+    seed: int = 7,
+    player_ids: list[str | None] | None = None,
 ) -> dict[str, Any]:
     """Create a game through HTTP; returns the response body (``game_id``, ``seats`` with tokens, ...)."""
+    body: dict[str, Any] = {"game": game, "players": list(players), "seed": seed}
+    if player_ids is not None:
+        body["player_ids"] = player_ids
     with served.http() as http:
-        r = http.post("/games", json={"game": game, "players": list(players), "seed": seed})
+        r = http.post("/games", json=body)
     assert r.status_code == 201, r.text
     return r.json()
 

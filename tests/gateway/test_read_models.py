@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.gateway.bots import play_http
-from tests.gateway.conftest import Served, new_game, redis_url, serve  # noqa: F401 - fixture
+from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.redis
 
@@ -29,9 +29,9 @@ def served(redis_url: str) -> Iterator[Served]:  # noqa: F811 - the imported fix
 @pytest.fixture(scope="module")
 def finished(served: Served) -> dict[str, Any]:
     """A 3-player game played to its end through HTTP."""
-    created = new_game(served, players=("Ann", "Bob", "Cid"), seed=61)
+    created = new_game(served, players=("Ann", "Bob", "Cid"), seed=61, player_ids=["acct:ann", "acct:bob", None])
     game = play_http(served, created, seed=61)
-    return {"id": created["game_id"], "tokens": game.tokens, "summary": game.summary}
+    return {"id": created["game_id"], "tokens": game.tokens, "summary": game.summary, "seats": created["seats"]}
 
 
 def _ok(response: httpx.Response) -> Any:
@@ -56,16 +56,51 @@ def test_scoreboard_and_leaderboard_are_public(served: Served, finished: dict[st
             lambda: _ok(http.get(f"/games/{gid}/scoreboard")), lambda b: b["version"] == summary["version"]
         )
         leaders = _eventually(
-            lambda: _ok(http.get("/leaderboard", params={"limit": 100})),
-            lambda rows: {"Ann", "Bob", "Cid"} <= {r["player"] for r in rows},
+            lambda: _ok(http.get("/leaderboard", params={"game": "shadow", "limit": 100})),
+            lambda doc: {"acct:ann", "acct:bob"} <= {r["player_id"] for r in doc["rows"]},
         )
+        default = _ok(http.get("/leaderboard"))
+        page = _ok(http.get("/leaderboard", params={"game": "shadow", "offset": 1, "limit": 1}))
     assert board["game_id"] == gid and board["status"] in ("over", "archived")
     assert board["winners"] == summary["result"]["winners"]
     assert [s["name"] for s in board["seats"]] == ["Ann", "Bob", "Cid"]
-    rows = {r["player"]: r for r in leaders}
-    winners = {summary["players"][w] for w in summary["result"]["winners"]}
-    assert all(rows[name]["games"] >= 1 for name in ("Ann", "Bob", "Cid"))
-    assert all(rows[name]["wins"] >= 1 for name in winners)
+    assert [s["player_id"] for s in finished["seats"]] == ["acct:ann", "acct:bob", None]
+    # The leaderboard is Shadow's (the default game), ranked by player id; Cid, without one, is on none
+    assert leaders["game"] == default["game"] == "shadow" and leaders["score_label"] == "victory points"
+    assert default["rows"] == leaders["rows"][:20] and page["rows"] == leaders["rows"][1:2]
+    rows = {r["player_id"]: r for r in leaders["rows"]}
+    assert "Cid" not in {r["name"] for r in leaders["rows"]}
+    for seat, pid in enumerate(("acct:ann", "acct:bob")):
+        assert rows[pid]["name"] == summary["players"][seat] and rows[pid]["games"] == 1
+        assert rows[pid]["wins"] == int(seat in summary["result"]["winners"])
+        assert rows[pid]["average_score"] == summary["result"]["scores"][seat]
+
+
+def test_leaderboard_and_player_ids_refuse_bad_input_with_typed_errors(served: Served) -> None:
+    with served.http() as http:
+        # Given queries outside the leaderboard's bounds, or of a game that is not installed
+        unknown = http.get("/leaderboard", params={"game": "nosuchgame"})
+        too_many = http.get("/leaderboard", params={"limit": 101})
+        negative = http.get("/leaderboard", params={"offset": -1})
+        odd_name = http.get("/leaderboard", params={"game": "sha dow"})
+        misspelt = http.get("/leaderboard", params={"gmae": "shadow"})
+        # and creations with player ids that break a rule
+        body = {"game": "shadow", "players": ["Red", "Blue"]}
+        bad_ids = {
+            "characters": ["red player", "blue"],
+            "too long": ["x" * 65, "blue"],
+            "empty": ["", "blue"],
+            "taken twice": ["same", "same"],
+            "one per seat": ["red"],
+            "not a string": [7, "blue"],
+        }
+        refused = {why: http.post("/games", json={**body, "player_ids": ids}) for why, ids in bad_ids.items()}
+    # Then each is refused with its typed error (and no game is created)
+    assert error_of(unknown, 422, "unknown_game_name")["message"].startswith("no game called 'nosuchgame'")
+    for response in (too_many, negative, odd_name, misspelt):
+        error_of(response, 422, "validation_error")
+    for why, response in refused.items():
+        assert "player_ids" in error_of(response, 422, "validation_error")["message"], why
 
 
 def test_replay_audit_verification_and_boards_of_a_finished_game(served: Served, finished: dict[str, Any]) -> None:
