@@ -256,7 +256,7 @@ class Presenter(Generic[State]):
     # --- pictures and standings --------------------------------------------------------------------------------
     def scoreboard(self, state: State) -> JSON:
         """The public standing: ``{"seats": [{"score": int | None, ...}], ...}``; ``score`` is what a leaderboard
-        ranks by (None while hidden)."""
+        averages (None while hidden), its meaning in words ``leaderboard.score_label``."""
         result = self.rules.result(state)
         scores = (result or {}).get("scores") or []
         return {"seats": [{"score": s} for s in scores], "over": self.rules.is_over(state)}
