@@ -67,6 +67,25 @@ def test_given_a_game_over_when_any_command_is_sent_then_it_is_rejected(game: Ga
             assert_rejected(rules.decide(played.final, step.command))
 
 
+def test_given_a_game_over_when_its_final_standings_are_asked_then_each_seat_has_its_score_and_win(
+    game: GamePlugin,
+) -> None:
+    # Given the game's leaderboard declaration (what its score means, how a shared victory counts)
+    presenter, rules = game.presenter, game.rules
+    spec = presenter.leaderboard
+    assert isinstance(spec.score_label, str) and spec.score_label and spec.shared_win in ("each", "split", "none")
+    for played in games_of(game):
+        # When a game is over, Then each seat has a known number as its score and wins as the result says
+        standings = presenter.final_standings(played.final)
+        result = rules.result(played.final)
+        assert standings is not None and result is not None and len(standings) == len(played.players)
+        assert [s.won for s in standings] == [seat in result["winners"] for seat in range(len(played.players))]
+        for s in standings:
+            assert isinstance(s.score, int | float) and not isinstance(s.score, bool), s
+        # and while it runs there are none
+        assert presenter.final_standings(played.opening_states[-1]) is None
+
+
 def assert_rejected(outcome: Any) -> None:
     """A typed rejection: a stable code and a sentence."""
     assert isinstance(outcome, Rejection), f"accepted: {outcome}"
