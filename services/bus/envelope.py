@@ -231,6 +231,18 @@ class Outcome(_Strict):
     rejection: RejectionInfo | None = None
     digest: str | None = None
     """The sha256 of the content of the command this outcome answers (None: unknown, e.g. an unreadable entry)."""
+    event_data: list[Any] | None = None
+    """Accepted, in the reply the submitter pops only: the events' JSON, ``first_version`` first (the stored
+    outcome, read by a retry or a late waiter, does not carry them)."""
+
+    def __eq__(self, other: object) -> bool:
+        # The same outcome whether or not it carries its events (the reply does, the stored outcome does not).
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.model_dump(exclude={"event_data"}) == other.model_dump(exclude={"event_data"})
+
+    def __hash__(self) -> int:
+        return hash((self.command_id, self.game_id, self.status, self.version, self.digest))
 
     @property
     def accepted(self) -> bool:
