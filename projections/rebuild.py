@@ -9,6 +9,7 @@ computed from a checkpoint that moved, so each (game, version) is still applied 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import redis
 
@@ -17,8 +18,7 @@ from projections.runner import ProjectionWorker, RunnerConfig
 from projections.store import MODELS, RMKeys, group_of
 from services.bus.keys import Layout
 from services.log import get_logger
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.store.repository import registry_rules
 
 
 def reset_group(client: redis.Redis, layout: Layout, model: str, shard: int) -> None:
@@ -51,7 +51,7 @@ def rebuild(
     shards: Iterable[int] | None = None,
     *,
     config: RunnerConfig | None = None,
-    deciders: Callable[[str], Decider] = get_decider,
+    rules_for: Callable[[str], Any] = registry_rules,
 ) -> dict[str, int]:
     """Rebuild ``models`` from the event store; returns the number of games per model."""
     log = get_logger("projection.rebuild")
@@ -64,7 +64,7 @@ def rebuild(
             reset_group(client, layout, name, shard)
         deleted = clear_model(client, layout, name, chosen)
         worker = ProjectionWorker(
-            client, ALL_MODELS[name](), chosen, layout=layout, config=config, consumer="rebuild", deciders=deciders
+            client, ALL_MODELS[name](), chosen, layout=layout, config=config, consumer="rebuild", rules_for=rules_for
         )
         games = sum(worker.backfill_shard(shard) for shard in chosen)
         out[name] = games
