@@ -23,9 +23,8 @@ import redis
 from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
-from services.store.eventstore import StoredCommand, read_commands, read_events, read_meta
+from services.store.eventstore import StoredCommand
+from services.store.repository import GameRepository, UnknownGame, UnknownRules, registry_rules
 
 SERVICE_CODES = frozenset(
     {
@@ -72,23 +71,22 @@ def _norm(event: Event) -> dict[str, Any]:
 
 
 def verify_game(
-    client: redis.Redis, layout: Layout, game_id: str, deciders: Callable[[str], Decider] = get_decider
+    client: redis.Redis, layout: Layout, game_id: str, rules_for: Callable[[str], Any] = registry_rules
 ) -> dict[str, Any]:
     """The verification report of one game (see the module docstring and ``projections.api.ReadModels``)."""
-    meta = read_meta(client, layout, game_id)
-    if meta is None:
-        raise VerifyError(f"no game {game_id}")
+    repo = GameRepository(client, layout, rules_for=rules_for)
     try:
-        decider = deciders(meta.get("name", ""))
-    except (KeyError, ImportError):
-        raise VerifyError(f"no decider for game name {meta.get('name')!r}") from None
-    recorded = read_events(client, layout, game_id)
-    log = read_commands(client, layout, game_id)
+        meta = repo.meta(game_id)
+        decider = repo.rules(meta)
+    except UnknownRules as exc:
+        raise VerifyError(f"no rules for game name {exc.name!r}") from None
+    except UnknownGame:
+        raise VerifyError(f"no game {game_id}") from None
+    recorded = repo.events(game_id)
+    log = repo.commands(game_id)
     by_id = {c.command_id: c for c in log}
     create = next((c for c in log if c.kind == "create" and c.accepted), None)
-    players = orjson.loads(meta.get("players", "[]"))
-    settings = orjson.loads(meta.get("settings", "{}"))
-    seed = int(meta.get("seed", "0"))
+    players, settings, seed = list(meta.players), dict(meta.settings), meta.seed
 
     made: list[_Made] = []
     outcome_changes: list[dict[str, Any]] = []
@@ -163,8 +161,8 @@ def verify_game(
         )
     return {
         "game_id": game_id,
-        "name": meta.get("name"),
-        "rules_version_recorded": meta.get("rules_version"),
+        "name": meta.name,
+        "rules_version_recorded": meta.rules_version or None,
         "rules_version_now": getattr(decider, "rules_version", None),
         "commands": len([c for c in log if c.kind == "cmd"]),
         "commands_replayed": replayed,

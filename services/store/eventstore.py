@@ -146,10 +146,16 @@ def load_raw(client: redis.Redis, layout: Layout, shard: int, game_id: str) -> R
     return load_many(client, layout, [(shard, game_id)])[game_id]
 
 
-def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 0) -> list[StoredEvent]:
-    """The game's events with version > ``after``, from the hot stream or, once trimmed, from its archive."""
+def read_events(
+    client: redis.Redis, layout: Layout, game_id: str, after: int = 0, upto: int | None = None
+) -> list[StoredEvent]:
+    """The game's events with ``after < version <= upto`` (None: to the last), from the hot stream or, once
+    trimmed, from its archive."""
     shard = layout.shard_of(game_id)
-    entries = client.xrange(layout.events(shard, game_id), min=event_id(after + 1), max="+")
+    if upto is not None and upto <= after:
+        return []
+    last = "+" if upto is None else event_id(upto)
+    entries = client.xrange(layout.events(shard, game_id), min=event_id(after + 1), max=last)
     if entries:
         return [_event_from_entry(eid, f) for eid, f in entries]
     meta = client.hget(layout.meta(shard, game_id), "status")
@@ -159,7 +165,7 @@ def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 
     if blob is None:
         return []
     _, events = read_archive(blob)
-    return [e for e in events if e.version > after]
+    return [e for e in events if e.version > after and (upto is None or e.version <= upto)]
 
 
 def read_commands(client: redis.Redis, layout: Layout, game_id: str) -> list[StoredCommand]:

@@ -176,8 +176,7 @@ class GameRepository:
     # --- events and commands --------------------------------------------------------------------------
     def events(self, game_id: str, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
         """Recorded events with ``after < version <= upto`` (hot stream, or the archive)."""
-        got = eventstore.read_events(self.r, self.layout, game_id, after)
-        return got if upto is None else [e for e in got if e.version <= upto]
+        return eventstore.read_events(self.r, self.layout, game_id, after, upto)
 
     def commands(self, game_id: str) -> list[StoredCommand]:
         """The game's command log (hot, or from its archive)."""
