@@ -45,9 +45,10 @@ from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, EnvelopeError, parse_entry
 from services.bus.keys import GROUP, Layout
 from services.log import get_logger
-from services.store.commit import CommitResult, CommitStore
+from services.store.commit import CommitStore
 from services.store.leases import LeaseStore
 from services.store.repository import GameRepository, registry_rules
+from services.worker.commits import Committer
 from services.worker.config import WorkerConfig
 from services.worker.leases import LeaseKeeper
 from services.worker.maintenance import Maintenance
@@ -90,11 +91,13 @@ class RulesWorker:
             client, self.layout, cfg, self.store, self.consumer, self._fenced_at_archive, self._archived
         )
         self.stats: Counter[str] = Counter()
-        self._attempts: dict[tuple[int, bytes], int] = {}
-        """Failures of an entry on its own content (never transient Redis faults)."""
-        self._reread: set[int] = set()
-        self._retry: list[Entry] = []
-        """Entries whose commit met a transient Redis fault, in order: committed again after a backoff."""
+        self.committer = Committer(
+            self.store, self.planner, self.repo, self.lease.held, max_attempts=cfg.max_attempts, stats=self.stats,
+            log=self.log, outage=self.loop.outage, lost=self._lost,
+        )  # fmt: skip
+        # Shared with the committer (mutated in place, never rebound): shards to read again, entries to retry.
+        self._reread = self.committer.reread
+        self._retry = self.committer.retry
         self._retry_at = 0.0
         self._next_recover = 0.0
         self._next_maintenance = time.monotonic() + cfg.maintenance_every_ms / 1000
@@ -140,7 +143,7 @@ class RulesWorker:
     def _forget_shard(self, shard: int, why: str) -> None:
         """The lease this worker held on ``shard`` is gone (maybe a new one taken): what it knew is stale."""
         self._reread.discard(shard)
-        self._retry = [e for e in self._retry if e[0] != shard]  # the new owner claims them
+        self._retry[:] = [e for e in self._retry if e[0] != shard]  # the new owner claims them
         self.repo.forget_shard(shard)
         self.stats["leases_lost"] += 1
         self.log.warning("lease.lost", shard=shard, reason=why)
@@ -213,7 +216,7 @@ class RulesWorker:
             time.sleep(min(self._retry_at - now, 0.25))
             return 0
         entries = [e for e in self._retry if e[0] in self.leases]
-        self._retry = []
+        self._retry.clear()
         self.stats["retried"] += len(entries)
         if entries:
             self.process(entries)
@@ -261,7 +264,7 @@ class RulesWorker:
                 else:
                     normal.append(c.entry)
             if dead:
-                self._commit(dead, Round())
+                self.committer.commit(dead, Round())
             if normal:
                 self.process(normal)
         return total
@@ -304,11 +307,11 @@ class RulesWorker:
             try:
                 plan = self.planner.plan(entry, env, rnd)
             except Exception as exc:
-                plan = self._failed(entry, env, exc, rnd)
+                plan = self.committer.failed(entry, env, exc, rnd)
             if plan is not None:
                 plans.append(plan)
         self._reread |= rnd.reread
-        return self._commit(plans, rnd)
+        return self.committer.commit(plans, rnd)
 
     def _prefetch(self, rnd: Round, game_ids: list[str]) -> None:
         missing: list[str] = []
@@ -329,103 +332,6 @@ class RulesWorker:
                 self.stats["loads"] += 1
                 self.repo.remember(got)
 
-    def _failed(self, entry: Entry, env: Any, exc: Exception, rnd: Round) -> Plan | None:
-        shard, eid, _ = entry
-        n = self._attempts[(shard, eid)] = self._attempts.get((shard, eid), 0) + 1
-        gid = getattr(env, "game_id", None)
-        cid = getattr(env, "command_id", None)
-        self.log.error("command.failed", shard=shard, game=gid, cid=cid, attempt=n, error=repr(exc)[:500])
-        if gid is not None:
-            rnd.held.add(gid)
-            # Its state may be half-built: reload it next time.
-            self.repo.forget(gid)
-            rnd.known.pop(gid, None)
-        if shard not in self.leases:
-            return None
-        if n >= self.cfg.max_attempts:
-            return self.planner.dead(entry, f"failed {n} times: {exc!r}"[:1000], n)
-        self._reread.add(shard)
-        return None
-
-    def _commit(self, plans: list[Plan], rnd: Round) -> list[Entry]:
-        """Commit ``plans`` in one pipeline; returns the entries to decide again (their game's version moved).
-
-        A lost connection raises here: the run loop backs off, then rereads what is still pending (a commit that
-        did happen answers the reread as a duplicate)."""
-        if not plans:
-            return []
-        results = self.store.commit([p.request for p in plans])
-        redo: list[Entry] = []
-        follow: list[Plan] = []
-        tainted: set[str] = set()
-        stalled: set[str] = set()
-        for p, res in zip(plans, results, strict=True):
-            gid = p.game_id
-            if res.status == "ok":
-                self._committed(p, res, tainted)
-                continue
-            if res.status in ("duplicate", "id_conflict"):
-                self._attempts.pop((p.request.shard, p.request.entry_id), None)
-                if res.status == "duplicate":
-                    self.stats["duplicate"] += 1
-                    self.log.info("command.duplicate", **_context(p))
-                else:
-                    self.stats["id_conflict"] += 1
-                    follow.append(self.planner.conflict(p))
-                if p.after is not None:
-                    # The plan moved the game ahead speculatively; later plans of it will meet a conflict.
-                    tainted.add(gid)
-                    self.repo.forget(gid)
-                continue
-            tainted.add(gid)
-            self.repo.forget(gid)
-            if res.status == "error":
-                self._commit_error(p, res, rnd, stalled, follow)
-            elif res.status == "conflict":
-                if gid in stalled:
-                    # An earlier command of the game is waiting for Redis: this one waits behind it.
-                    self._retry.append(p.entry)
-                    continue
-                self.stats["conflict"] += 1
-                self.log.warning("command.conflict", **_context(p), stored=res.version)
-                redo.append(p.entry)
-            elif res.status == "fenced":
-                if p.request.shard in self.leases:
-                    self._lost(p.request.shard, "fenced at commit")
-                self.stats["fenced"] += 1
-        if follow:
-            redo += self._commit(follow, rnd)
-        return redo
-
-    def _committed(self, p: Plan, res: CommitResult, tainted: set[str]) -> None:
-        self._attempts.pop((p.request.shard, p.request.entry_id), None)
-        if p.after is not None and p.game_id not in tainted:
-            self.repo.remember(p.after)
-        self.stats[p.op] += 1
-        ctx = _context(p)
-        outcome = p.request.outcome or {}
-        if p.op == "dead":
-            self.log.error("command.dead_letter", **ctx, version=res.version, reason=p.reason)
-        elif p.op == "reject":
-            rej = outcome["rejection"]
-            self.log.info("command.rejected", **ctx, version=res.version, code=rej["code"], message=rej["message"])
-        else:
-            self.log.info("command.accepted", **ctx, version=res.version, events=outcome["events"])
-
-    def _commit_error(self, p: Plan, res: CommitResult, rnd: Round, stalled: set[str], follow: list[Plan]) -> None:
-        assert res.error is not None
-        if res.transient:
-            # Redis could not do it now (out of memory, restarted, failing over): the command is fine. Commit it
-            # again after a backoff, in order, and count no attempt.
-            if not isinstance(res.error, redis.exceptions.NoScriptError):
-                self.loop.outage.failed(res.error, shard=p.request.shard)
-            self._retry.append(p.entry)
-            stalled.add(p.game_id)
-            return
-        plan = self._failed(p.entry, p.request, res.error, rnd)
-        if plan is not None:
-            follow.append(plan)
-
     # --- maintenance ----------------------------------------------------------------------------------
     def maintain(self) -> int:
         """Archive games ended more than ``archive_after_ms`` ago, forget consumers of long-gone workers.
@@ -440,7 +346,3 @@ class RulesWorker:
     def _archived(self, shard: int, gid: str, version: int) -> None:
         self.repo.forget(gid)
         self.log.info("game.archived", shard=shard, game=gid, version=version)
-
-
-def _context(p: Plan) -> dict[str, Any]:
-    return {"shard": p.request.shard, "game": p.game_id, "cid": p.request.command_id or None}
