@@ -87,7 +87,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """A person plays in the terminal against bots."""
     from services.bots.kinds import bot_kinds
-    from services.bus.client import GameNotCreated
+    from services.client import GameNotCreated
     from services.log import configure
     from services.play import play
     from services.rules.registry import game_names

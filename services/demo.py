@@ -17,9 +17,9 @@ from typing import Any, TextIO
 
 from events.base import Command, Event
 from services.bots.random_bot import choose
-from services.bus.client import ServiceClient
 from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.engine_demo import NAMES, QUIET, describe, format_command
 from services.log import configure
 from services.rules.registry import get_decider

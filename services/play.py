@@ -21,10 +21,10 @@ import orjson
 
 from events.base import Command, Event
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.client import ServiceClient
 from services.bus.connection import connect, is_embedded
 from services.bus.envelope import STALE_VERSION
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.engine_demo import QUIET, describe
 from services.rules.decider import Decider
 from services.rules.registry import get_decider

@@ -59,7 +59,7 @@ import redis
 from services.bots.games import BotConfig, BotGame, BotGames, Sent, bot_seed
 from services.bots.kinds import Bot, UnknownBot, make_bot
 from services.bus import envelope as env_mod
-from services.bus.client import ServiceClient
+from services.bus.client import BusClient
 from services.bus.consumer import ConsumerLoop, GroupConsumer
 from services.bus.envelope import CommandEnvelope, Outcome
 from services.bus.keys import BOTS_GROUP, Layout
@@ -93,7 +93,7 @@ class BotRunner:
         self.cfg = config or BotConfig()
         self.shards = sorted(set(shards))
         self.consumer = consumer or f"bots-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.client = ServiceClient(client, self.layout)
+        self.client = BusClient(client, self.layout)
         self.log = get_logger("bots", consumer=self.consumer)
         self.repo = GameRepository(client, self.layout, rules_for=rules_for)
         self.bot_games = BotGames(client, self.layout, self.repo, self.cfg, self.log)

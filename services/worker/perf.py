@@ -32,9 +32,9 @@ from typing import Any
 import redis
 
 from services.bots.random_bot import choose
-from services.bus.client import ServiceClient
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.rules.registry import get_decider
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
