@@ -274,6 +274,8 @@ class GameRepository:
         records: Iterable[tuple[int, bytes | dict[str, Any]]] = (r for r in tail if r[0] <= target)
         if meta.archived:
             records = ((e.version, e.data) for e in self.events(gid, upto=target))
+        elif tail and tail[0][0] != version + 1:
+            records = ()  # the tail does not follow the start (the stream moved to the archive meanwhile)
         state, version = self.fold(rules, state, version, records, recent if keep_recent else None, game_id=gid)
         if version < target:
             # The stream went to the archive between the two reads (or was trimmed): the rest from the store.
