@@ -43,6 +43,6 @@ class ServiceClient(BusClient):
         meta = self.games.find_meta(game_id)
         return None if meta is None else meta.info()
 
-    def read_events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        """The game's events after version ``after`` (also for a game already moved to its archive)."""
-        return self.games.events(game_id, after)
+    def read_events(self, game_id: str, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
+        """The game's events with ``after < version <= upto`` (also for a game already moved to its archive)."""
+        return self.games.events(game_id, after, upto)

@@ -6,8 +6,9 @@ module turns requests into their keys and arguments: the rules worker says *what
 
 A request carries the fencing token of the shard's lease; the script refuses it (``fenced``) once the lease is
 another's. The outcome is stored under the command id of its seat (``record``) and pushed to the submitter's
-reply list; the reply of an accepted command also carries its events (``event_data``), so that a waiting
-gateway answers from them instead of reading the stream back. The stored outcome does not (it lives 24 hours).
+reply list; when the submitter asked (``reply_events``), the reply of an accepted command also carries its events
+(``event_data``), so that a waiting gateway answers from them instead of reading the stream back. The stored
+outcome never does (it lives 24 hours), nor does a reply nobody asked events for (it lives 60 s unread).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class CommitRequest:
     """Meta fields (append, create) or the dead letter's fields (dead)."""
     events: Sequence[bytes] = ()
     """The events' JSON, in order (append, create)."""
+    reply_events: bool = False
+    """The reply carries the events (the submitter asked for them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +196,9 @@ class CommitStore:
         """The script's ARGV (see services/store/commit.lua)."""
         policy = self.policy
         outcome = orjson.dumps(req.outcome) if req.outcome is not None else b""
-        reply = reply_with_events(req.outcome, req.events) if req.events and req.outcome is not None else b""
+        reply = b""
+        if req.reply_events and req.events and req.outcome is not None:
+            reply = reply_with_events(req.outcome, req.events)
         snap_v, snap_d = (str(req.snapshot[0]), req.snapshot[1]) if req.snapshot is not None else ("", b"")
         log = req.log
         args: list[Any] = [

@@ -224,6 +224,7 @@ class Planner:
             game_name=game.name, status=status if (over or op == "create") else "", snapshot=snapshot,
             outcome_ttl_ms=self.cfg.outcome_ttl_ms, digest=digest, record=True, log=self._log_record(entry),
             fields=fields, events=[e.to_json() for e in events],
+            reply_events=isinstance(env, CommandEnvelope) and env.reply_events,
         )  # fmt: skip
         return Plan(entry, request, after)
 

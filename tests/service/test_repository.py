@@ -111,21 +111,26 @@ def test_an_archived_game_folds_from_its_archive(backend: Backend) -> None:
     assert bare.state is None and bare.version == before.version
 
 
-def test_an_accepted_reply_carries_its_events_and_the_stored_outcome_does_not(backend: Backend) -> None:
-    # Given a toy game and a command accepted by the worker
+def test_an_accepted_reply_carries_its_events_when_asked_and_the_stored_outcome_never(backend: Backend) -> None:
+    # Given a toy game, and two commands accepted by the worker: one asking for its events in the reply
     client = backend.client()
     backend.start(backend.worker())
     scripted = script_game(client, seed=7)
-    env = scripted.commands[0]
-    client.submit_many([env])
+    asking = scripted.commands[0].model_copy(update={"reply_events": True})
+    plain = scripted.commands[1]
 
-    # When the submitter pops its reply
-    reply = client.wait_on(env)
+    # When their submitter pops the replies
+    client.submit_many([asking])
+    reply = client.wait_on(asking)
+    client.submit_many([plain])
+    plain_reply = client.wait_on(plain)
 
-    # Then the reply holds the command's events, exactly as recorded, and the stored outcome (24 h) does not
-    recorded = [e.data for e in client.read_events(env.game_id, after=1)]
+    # Then the asking reply holds the command's events exactly as recorded, the other reply none
+    recorded = [e.data for e in client.read_events(asking.game_id, after=1, upto=reply.version)]
     assert reply.accepted and reply.event_data == recorded and len(recorded) == reply.events
-    stored = client.outcome_of(env)
+    assert plain_reply.accepted and plain_reply.event_data is None
+    # and the stored outcome (kept 24 h) carries none, though it is the same outcome
+    stored = client.outcome_of(asking)
     assert isinstance(stored, Outcome) and stored.event_data is None and stored == reply
 
 
