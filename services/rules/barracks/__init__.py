@@ -1,0 +1,30 @@
+"""The Barracks Emperors as a plug-in of the game contract (services/rules/contract.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from events.barracks.commands import COMMAND_ADAPTER
+from events.barracks.events import EVENT_ADAPTER
+from events.barracks.settings import BarracksSettings
+from services.rules.contract import GamePlugin
+
+RULES_REFERENCE = Path(__file__).with_name("RULES.md")
+
+
+def plugin() -> GamePlugin:
+    """The whole game: rules, presenter, bots (random, heuristic), rules reference and JSON Schemas."""
+    from services.rules.barracks.bots import heuristic_bot, random_bot
+    from services.rules.barracks.presenter import BarracksPresenter
+    from services.rules.barracks.rules import BarracksRules
+
+    rules = BarracksRules()
+    return GamePlugin(
+        rules=rules,
+        presenter=BarracksPresenter(rules),
+        bots={"random": random_bot, "heuristic": heuristic_bot},
+        rules_reference=RULES_REFERENCE,
+        settings_schema=BarracksSettings.model_json_schema(),
+        command_schema=COMMAND_ADAPTER.json_schema(),
+        event_schema=EVENT_ADAPTER.json_schema(),
+    )

@@ -1,0 +1,262 @@
+"""Plain words for events and commands, citing the rulings [K1-K44, KX1-KX13]. Nothing here reveals a secret: a
+hand, a draw, what Frumentarii showed and the deck orders are described by their sizes only [K14]."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from services.rules.barracks import facts as F
+from services.rules.barracks.tables import ABILITIES, FACTIONS, SUITS, default_tables
+
+__all__ = ["FACTIONS", "SUITS", "describe", "explain", "label"]
+
+
+def _who(seat: int | None, players: Sequence[str], rival: str | None = None) -> str:
+    if seat is None:
+        return f"the rival claimant {rival}" if rival else "no one"
+    return players[seat] if 0 <= seat < len(players) else f"seat {seat}"
+
+
+def card_words(cid: str | None) -> str:
+    """``red-7-spiculum`` as "red 7 (Spiculum)"."""
+    if cid is None:
+        return "nothing"
+    T = default_tables()
+    c = T.card_index.get(cid, -1)
+    if c < 0:
+        return cid
+    if T.is_barbarian[c]:
+        return f"a barbarian ({cid})"
+    return f"{SUITS[T.suit[c]]} {T.value[c]} ({ABILITIES[T.ability[c]].replace('_', ' ').title()})"
+
+
+def _cards(ids: Sequence[str]) -> str:
+    return ", ".join(card_words(c) for c in ids) or "nothing"
+
+
+_PLACEMENT = {
+    "faction": "",
+    "force_march": " off its faction's sides (Force March)",
+    "praetorian_guard": ", displacing the card there",
+    "foederati": ", replacing the barbarian there",
+    "triumph": ", taking the barbarian there",
+    "rival": ", by the rival claimant's priorities",
+    "rival_chosen": ", where the solo player chose",
+}
+_ABILITY = {
+    "none": "", "always_on": "; its ability is always on", "used": "; ability used", "declined": "; ability declined",
+    "no_target": "; its ability has no legal target", "suppressed": "; its ability is suppressed by a Demagogue",
+}  # fmt: skip
+
+
+def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
+    return {
+        F.GameStarted: lambda e, p: (
+            "A game of The Barracks Emperors begins: "
+            + ", ".join(f"{name} ({'+'.join(fs)})" for name, fs in zip(e.players, e.seats, strict=True))
+            + (f"; rival claimants: {', '.join(e.rivals)}" if e.rivals else "")
+            + "."
+        ),
+        F.EmperorDeckShuffled: lambda e, p: f"The {len(e.order)} Emperors of the round deck are shuffled.",
+        F.RoundStarted: lambda e, p: (
+            f"Round {e.round} begins; {_who(e.first_seat, p, e.first_faction)} ({e.first_faction}) plays first."
+        ),
+        F.BarbariansSet: lambda e, p: (
+            f"{len(e.placed)} barbarians start on "
+            + ", ".join(s for s, _ in e.placed)
+            + f"; {len(e.holding_box)} wait in the holding box."
+        ),
+        F.EmperorsDealt: lambda e, p: (
+            f"{len(e.placed)} Emperors are dealt: " + ", ".join(f"{x} on {s}" for s, x in e.placed) + "."
+        ),
+        F.DeckShuffled: lambda e, p: (
+            f"The draw deck ({len(e.order)} cards) is shuffled"
+            + (" with a barbarian returned by Tribute." if e.reason == "tribute" else ".")
+        ),
+        F.HandDealt: lambda e, p: f"{_who(e.seat, p)} is dealt {len(e.cards)} cards.",
+        F.ForumDealt: lambda e, p: f"The Forum is laid out: {_cards(e.cards)}.",
+        F.TurnStarted: lambda e, p: (
+            f"Turn {e.turn}: {_who(e.seat, p, e.factions[0])} ({'+'.join(e.factions)}) to play."
+        ),
+        F.DecisionRequested: _decision,
+        F.RoundEnded: lambda e, p: (
+            f"Round {e.round} ends ("
+            + ("no Emperor is left" if e.reason == "no_emperors" else "every seat passed in succession")
+            + (f"); {len(e.emperors_out)} Emperors left on the board are out of the game." if e.emperors_out else ").")
+        ),
+        F.GameEnded: _ended,
+        F.InfluencePlayed: lambda e, p: (
+            f"{_who(e.seat, p, e.rival)} plays {card_words(e.card)} on {e.space}"
+            + (f" beside {', '.join(e.emperors)}" if e.emperors else "")
+            + _PLACEMENT[e.placement]
+            + (f" (discarding {_cards(e.discarded)})" if e.discarded else "")
+            + _ABILITY[e.ability]
+            + "."
+        ),
+        F.BarbarianPlaced: lambda e, p: (
+            f"{_who(e.seat, p, 'from the holding box') if e.seat is not None else 'The holding box'}"
+            f" puts a barbarian on {e.space}" + (f", covering {card_words(e.covers)}" if e.covers else "") + "."
+        ),
+        F.BarbarianMoved: lambda e, p: (
+            f"{_who(e.seat, p)} discards a barbarian card to move the barbarian on "
+            f"{e.from_space} to {e.to_space}"
+            + (f", covering {card_words(e.covers)}" if e.covers else "")
+            + (f", uncovering {card_words(e.uncovered)}" if e.uncovered else "")
+            + "."
+        ),
+        F.CastraOverrun: lambda e, p: (
+            f"The barbarian lands on Castra at {e.space}: Castra is discarded and the "
+            "barbarian returns to the holding box."
+        ),
+        F.Passed: lambda e, p: (
+            f"{_who(e.seat, p, e.rival)} passes"
+            + (f", showing {_cards(e.hand)}" if e.seat is not None else "")
+            + (" (no play was possible)" if e.automatic else "")
+            + "."
+        ),
+        F.RivalDrew: lambda e, p: f"The rival claimant {e.rival} draws {card_words(e.card)}.",
+        F.CounterPlaced: lambda e, p: (
+            f"{_who(e.seat, p)} puts a +{e.amount} counter on {card_words(e.target)} at {e.space} (now +{e.total})."
+        ),
+        F.CardsSwapped: lambda e, p: (
+            f"{_who(e.seat, p)}'s Flanking Maneuver swaps with {card_words(e.target)}: it moves "
+            f"to {e.card_space}, the other to {e.target_space}."
+        ),
+        F.CardFlipped: lambda e, p: (
+            f"{_who(e.seat, p)}'s Mob flips {card_words(e.target)} on {e.space} face down"
+            + (f" ({e.counters_lost} counters lost)" if e.counters_lost else "")
+            + "."
+        ),
+        F.CardsDiscarded: _discarded,
+        F.BarbarianReturned: lambda e, p: (
+            f"{_who(e.seat, p)}'s Tribute returns the barbarian on {e.space} (closest to Roma) to the draw deck."
+        ),
+        F.PretenderPlaced: lambda e, p: f"{_who(e.seat, p)}'s Pretender puts {e.emperor} on {e.space}.",
+        F.EmperorRemoved: lambda e, p: (
+            f"{_who(e.seat, p)}'s Damnatio Memoriae removes {e.emperor} from {e.space}: "
+            "out of the game, no one captures it."
+        ),
+        F.DemagogueActive: lambda e, p: (
+            f"{_who(e.seat, p)}'s Demagogue: the other seats' triggered abilities are ignored until their next turn."
+        ),
+        F.DemagogueEnded: lambda e, p: (
+            f"{_who(e.seat, p)}'s Demagogue ends"
+            + (" (their turn begins)." if e.reason == "next_turn" else " with the round.")
+        ),
+        F.EmperorResolved: _resolved,
+        F.ForumTaken: lambda e, p: (
+            f"{_who(e.seat, p)} takes {card_words(e.card)} from the Forum (slot {e.slot + 1})"
+            + (f"; {card_words(e.refill)} fills the row." if e.refill else "; the deck is empty, the Forum shrinks.")
+        ),
+        F.CardDrawn: lambda e, p: (
+            f"{_who(e.seat, p)} draws "
+            + ("the top card of the deck (Princeps Senatus)." if e.card else "nothing: the deck is empty.")
+        ),
+        F.CardsLooked: lambda e, p: (
+            f"{_who(e.seat, p)} looks at the top {len(e.cards)} cards of the deck (Frumentarii)."
+        ),
+        F.CardKept: lambda e, p: f"{_who(e.seat, p)} keeps one card and puts {len(e.bottom)} under the deck.",
+    }
+
+
+def _decision(e: Any, p: Sequence[str]) -> str:
+    who = _who(e.seat, p)
+    if e.decision == "order":
+        return f"{who} chooses which surrounded Emperor resolves next: {', '.join(e.emperors)}."
+    if e.decision == "keep":
+        return f"{who} chooses the card to keep."
+    if e.decision == "pick":
+        limit = {0: "any card", 1: "the leftmost card"}.get(e.allowed, f"one of the {e.allowed} leftmost cards")
+        return f"{who} takes a Forum card: {limit}."
+    return f"{who} chooses where the rival claimant's {card_words(e.card)} goes."
+
+
+def _ended(e: Any, p: Sequence[str]) -> str:
+    scores = ", ".join(f"{_who(i, p)} {s}" for i, s in enumerate(e.scores))
+    rivals = (" Rival claimants: " + ", ".join(f"{f} {s}" for f, s in e.rival_scores) + ".") if e.rival_scores else ""
+    if not e.winners:
+        outcome = "the rival claimants prevail."
+    elif e.shared:
+        outcome = "shared victory of " + " and ".join(_who(i, p) for i in e.winners) + "."
+    else:
+        outcome = f"{_who(e.winners[0], p)} wins" + (" on the tiebreak." if e.tiebreak_used else ".")
+    return f"The game ends. Scores: {scores}.{rivals} Result: {outcome}"
+
+
+def _discarded(e: Any, p: Sequence[str]) -> str:
+    why = {
+        "winning_card": f"the winning card of {e.emperor} is discarded",
+        "orphaned": "cards touching no Emperor any more are discarded",
+        "spiculum": f"Spiculum discards it from {e.emperor}", "tribute": "Tribute discards it",
+        "mobile_vulgus": "Mobile Vulgus discards it", "rival_no_space": "the rival claimant has no legal space",
+        "rival_barbarian": "a rival claimant discards a barbarian it draws",
+    }[e.reason]  # fmt: skip
+    return f"{_cards(e.cards)}: {why}."
+
+
+def _resolved(e: Any, p: Sequence[str]) -> str:
+    sides = "; ".join(
+        f"{s.side} {card_words(s.card) if s.kind == 'influence' else s.kind.replace('_', ' ')} = {s.value}"
+        + (" (ignored)" if s.ignored else "")
+        + (" (trump)" if s.trump else "")
+        for s in e.sides
+    )
+    trump = f"trump {e.trump}" if e.trump else "no trump (Quaestor)"
+    if e.outcome == "died":
+        reason = {"all_ignored": "every card cancels", "no_card_can_win": "no card can win", "tie": "two cards tie"}[
+            e.reason
+        ]
+        ending = f"it dies: {reason}"
+    else:
+        taker = _who(e.captured_by_seat, p, e.captured_by_rival)
+        ending = f"{card_words(e.winner)} on the {e.winning_side} side wins; {taker} captures it"
+        if e.outcome == "out_of_game":
+            ending += ", so it is out of the game"
+    return f"{e.emperor} ({e.colour}) on {e.space} is resolved: {sides}; {trump}; {ending}."
+
+
+DESCRIBE = _describers()
+
+
+def describe(event: Any, players: Sequence[str] = ()) -> str:
+    """One event in plain words."""
+    return DESCRIBE[type(event)](event, players)
+
+
+def explain(event: Any, players: Sequence[str] = ()) -> str:
+    """The event, its deciding inputs, and the rulings cited."""
+    return f"{describe(event, players)} [{', '.join(event.rulings) or 'no ruling'}]"
+
+
+def label(command: Any, state: Any = None) -> str:
+    """A short readable label of a command."""
+    kind = command.type
+    if kind == "PlayInfluence":
+        text = f"Play {card_words(command.card)} on {command.space}"
+        if command.ability == "decline":
+            text += ", declining its ability"
+        elif command.ability == "to_deck":
+            text += f", returning {command.target} to the deck"
+        elif command.ability == "use":
+            text += ", using its ability" + (
+                f" on {card_words(command.target) if '-' in command.target else command.target}"
+                if command.target
+                else ""
+            )
+        return text
+    if kind == "PlaceBarbarian":
+        return f"Place a barbarian on {command.space}"
+    if kind == "MoveBarbarian":
+        return f"Move the barbarian on {command.from_space} to {command.to_space}"
+    if kind == "Pass":
+        return "Pass (show your hand)"
+    if kind == "ResolveEmperor":
+        return f"Resolve {command.emperor} next"
+    if kind == "KeepCard":
+        return f"Keep {card_words(command.card)}" + (
+            f", then under the deck: {_cards(command.bottom)}" if command.bottom else ""
+        )
+    if kind == "TakeFromForum":
+        return f"Take {card_words(command.card)} from the Forum"
+    return f"Place the rival claimant's card on {command.space}"
