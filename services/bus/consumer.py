@@ -210,23 +210,33 @@ class ConsumerLoop:
         while not stop.is_set():
             try:
                 step()
-            except redis.exceptions.NoScriptError as exc:  # (not exported as redis.NoScriptError)
-                # Redis restarted or flushed its scripts: the hook loads them again, no pause.
-                if on_error is not None:
-                    on_error(exc)
-                continue
             except Exception as exc:
-                if is_transient(exc):
-                    self.outage.failed(exc)  # logged once per episode, not once per attempt
-                    delay = self.faults.next()
-                else:
-                    self.log.exception(f"{self.name}.error", error=repr(exc))
-                    delay = self.errors.next()
-                if on_error is not None:
-                    on_error(exc)
-                stop.wait(delay)
+                delay = self._failed(exc, on_error)
+                if delay:
+                    stop.wait(delay)
                 continue
             self.errors.reset()
             if healthy is None or healthy():
                 self.faults.reset()
                 self.outage.recovered()
+
+    def _failed(self, exc: Exception, on_error: Callable[[Exception], None] | None) -> float:
+        """Log ``exc``, run the hook, and say how long to wait."""
+        if isinstance(exc, redis.exceptions.NoScriptError):  # (not exported as redis.NoScriptError)
+            delay = 0.0  # Redis restarted or flushed its scripts: the hook loads them again, no pause
+        elif is_transient(exc):
+            self.outage.failed(exc)  # logged once per episode, not once per attempt
+            delay = self.faults.next()
+        else:
+            self.log.exception(f"{self.name}.error", error=repr(exc))
+            delay = self.errors.next()
+        if on_error is not None:
+            try:
+                on_error(exc)
+            except Exception as hook_exc:  # e.g. reloading the scripts met the same Redis trouble
+                if is_transient(hook_exc):
+                    self.outage.failed(hook_exc)
+                else:
+                    self.log.exception(f"{self.name}.error", error=repr(hook_exc))
+                delay = max(delay, self.faults.next())
+        return delay
