@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 class ShadowSettings(BaseModel):
     """Options chosen at the table when a game is created."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Strict: a table option is exactly what it says (``"yes"`` is no boolean, ``"1"`` no seat), never coerced.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     hidden_victory_points: bool = Field(False, description="B6: VP totals hidden from other seats until the end.")
     thaler_tiebreak: bool = Field(False, description="G3: most thalers breaks a VP tie (else shared victory).")

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from events.base import summarize_validation_error
 from services.bus.keys import COMMAND_ID_RE, CREATE_SCOPE, GAME_ID_RE, NO_SCOPE
+from services.bus.names import PlayerNames
 
 MAX_PAYLOAD = 64 * 1024
 """Upper bound of a command payload (and of create settings), in bytes."""
@@ -186,7 +187,8 @@ class CreateEnvelope(_Strict):
     command_id: str = Field(pattern=COMMAND_ID_RE.pattern)
     game_id: str = Field(pattern=GAME_ID_RE.pattern)
     game_name: str = Field(min_length=1, max_length=64)
-    players: list[str] = Field(min_length=1, max_length=MAX_PLAYERS)
+    players: PlayerNames = Field(min_length=1, max_length=MAX_PLAYERS)
+    """One name per seat, checked by :func:`services.bus.names.check_player_names` (trimmed, unique...)."""
     settings: dict[str, Any] = Field(default_factory=dict)
     seed: int
     token_hashes: list[str]

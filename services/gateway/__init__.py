@@ -2,9 +2,11 @@
 
 Game-agnostic: it reaches a game only through the Decider found by the game's name in the registry, and the
 rules workers only through the shards' streams. Modules: ``app`` (the factory ``create_app``), ``routes``
-(HTTP), ``feed`` (WebSocket), ``auth`` (seat tokens), ``limits`` (body size, rate), ``errors`` (typed JSON
-errors), ``chat`` (the text menu), ``games`` (token check, cached positions, per-seat redaction), ``asyncbus``
-(submit and wait on the event loop), ``bench`` (figures for ``make bench``).
+(HTTP), ``models`` (strict request and response bodies), ``feed`` (WebSocket), ``fanout`` (the one reader
+behind every feed of a process, feed caps), ``auth`` (seat tokens), ``limits`` (every bound; body size, rate),
+``protocol`` (request head bound and read deadline, the uvicorn configuration), ``errors`` (typed JSON errors),
+``chat`` (the text menu), ``games`` (token check, cached positions, per-seat redaction), ``asyncbus`` (submit
+and wait on the event loop), ``bench`` (figures for ``make bench``).
 
 Run it: ``REDIS_URL=redis://127.0.0.1:6379/0 python -m services.gateway --host 127.0.0.1 --port 8000`` next to
 ``python -m services.worker``. The OpenAPI document is served at ``/openapi.json`` (and ``/docs``).

@@ -27,6 +27,7 @@ from services.bus.keys import Layout
 from services.gateway.app import create_app
 from services.gateway.asyncbus import SOCKET_TIMEOUT
 from services.gateway.limits import Limits
+from services.gateway.protocol import server_config
 from services.log import configure, get_logger
 from services.worker.rules_worker import RulesWorker
 
@@ -50,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--address-burst", type=int, default=d.address_burst)
     p.add_argument("--max-body", type=int, default=d.max_body, help="largest request body in bytes")
     p.add_argument("--command-timeout", type=float, default=d.command_timeout, help="seconds to await an outcome")
+    p.add_argument("--feeds-per-address", type=int, default=d.feeds_per_address, help="open feeds per address")
+    p.add_argument("--feeds-total", type=int, default=d.feeds_total, help="open feeds in this process")
+    p.add_argument("--max-header", type=int, default=d.max_header, help="largest request head in bytes")
+    p.add_argument("--read-timeout", type=float, default=d.read_timeout, help="seconds to send a whole request")
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
     args = p.parse_args(argv)
 
@@ -63,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     limits = Limits(
         max_body=args.max_body, rate=args.rate, burst=args.burst, address_rate=args.address_rate,
         address_burst=args.address_burst, command_timeout=args.command_timeout,
+        feeds_per_address=args.feeds_per_address, feeds_total=args.feeds_total, max_header=args.max_header,
+        read_timeout=args.read_timeout,
     )  # fmt: skip
     stop = threading.Event()
     embedded = is_embedded(client)
@@ -77,12 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
         embedded=embedded, in_process=[t.name for t in threads],
     )  # fmt: skip
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app, host=args.host, port=args.port, log_level="warning", access_log=False,
-            ws_max_size=limits.ws_max_message,
-        )
-    )  # fmt: skip
+    server = uvicorn.Server(server_config(app, args.host, args.port, limits, log_level="warning", access_log=False))
 
     def _on_signal(signum: int, frame: FrameType | None) -> None:
         # While serving, uvicorn's own handler shuts down gracefully, then re-raises the signal once our handler

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from services.bus.client import ServiceClient
 from services.bus.keys import Layout
 from services.gateway.asyncbus import AsyncBus, async_twin
 from services.gateway.errors import install_handlers
+from services.gateway.fanout import FeedHub
 from services.gateway.feed import router as feed_router
 from services.gateway.games import Directory
 from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
@@ -42,6 +44,7 @@ def create_app(
     layout: Layout | None = None,
     *,
     async_client: Any = None,
+    feed_client: Any = None,
     limits: Limits | None = None,
     read_models: Any = None,
     cache_size: int = 1000,
@@ -49,20 +52,25 @@ def create_app(
 ) -> FastAPI:
     """The gateway application over ``client`` (synchronous Redis) and ``layout``.
 
-    ``async_client``: the asyncio Redis client for commands and feeds (default: one on the same server as
-    ``client``). ``read_models``: the projections' query API (default: ``projections.api.ReadModels``).
+    ``async_client``: the asyncio Redis client for commands (default: one on the same server as ``client``).
+    ``feed_client``: the asyncio Redis client of the WebSocket feeds' reader, with a connection pool of its own
+    (default: another one on the same server). ``read_models``: the projections' query API (default:
+    ``projections.api.ReadModels``).
     ``threads``: size of the thread pool for blocking work (Redis reads, folding, read models).
     """
     layout = layout or Layout.from_env()
     limits = limits or Limits()
     aclient = async_client if async_client is not None else async_twin(client)
+    fclient = feed_client if feed_client is not None else async_twin(client)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = threads
         yield
-        with contextlib.suppress(Exception):
-            await aclient.aclose()
+        await feeds.aclose()
+        for each in (aclient, fclient):
+            with contextlib.suppress(Exception):
+                await each.aclose()
 
     app = FastAPI(title="throne gateway", version="1", description=DESCRIPTION, lifespan=lifespan)
     app.state.gateway = Gateway(
@@ -74,6 +82,13 @@ def create_app(
         limits=limits,
         read_models=read_models if read_models is not None else ReadModels(client, layout),
     )
+    gateway: Gateway = app.state.gateway
+    feeds = FeedHub(
+        fclient, layout, functools.partial(gateway.history_async, reads=fclient),
+        per_address=limits.feeds_per_address, total=limits.feeds_total, queue_size=limits.feed_queue,
+        catchups=limits.feed_catchups,
+    )  # fmt: skip
+    app.state.feeds = feeds
     install_handlers(app)
     app.include_router(router)
     app.include_router(feed_router)

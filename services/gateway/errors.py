@@ -45,6 +45,11 @@ UNAVAILABLE = "unavailable"
 REDIS_UNAVAILABLE = "redis_unavailable"
 RETRY_AFTER_S = 2
 """Retry-After (seconds) of a 503 ``redis_unavailable``: about the gateway's socket timeout and retry backoff."""
+TOO_MANY_FEEDS = "too_many_feeds"
+FEEDS_FULL = "feeds_full"
+SLOW_CONSUMER = "slow_consumer"
+HEADERS_TOO_LARGE = "headers_too_large"
+REQUEST_TIMEOUT = "request_timeout"
 
 _STATUS_CODES = {
     400: BAD_REQUEST,

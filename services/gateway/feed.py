@@ -8,35 +8,44 @@
   with ``after`` = the last version it got misses nothing and gets nothing twice.
 * ``{"kind": "over", "version": v, "result": {...}}``: the game ended at ``v``; the server then closes (1000).
 * ``{"error": {"code", "message"}}``, then a close with code 4400 (bad request), 4401 (unauthorized), 4403
-  (another seat's feed) or 4404 (unknown game).
+  (another seat's feed), 4404 (unknown game), 4429 (``too_many_feeds``: this address has as many feeds open as
+  it may), 1013 (``feeds_full``: the gateway has as many feeds open as it may; ``unavailable``: Redis can not
+  be reached), 4408 (``slow_consumer``: the client fell too far behind; reconnect with ``after``) or 1011
+  (``internal_error``). Every refusal comes with a close frame.
 
 While the game runs, each event is redacted with the state right after it, so a resumed feed sends the very
 same message for a version as the live feed did; once the game is over everything is public (a feed read
-after the end shows the sealed votes). New events are noticed with a blocking XREAD on the game's event
-stream (one coroutine per connection, no thread); what to send is then read like any other event read (thread
-pool).
+after the end shows the sealed votes). An open feed holds no Redis connection: the backlog is read once
+(a few feeds at a time), then new events come from the process's :class:`~services.gateway.fanout.FeedHub`
+through a bounded queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from services.bus.envelope import MAX_PLAYERS
 from services.bus.keys import GAME_ID_RE
 from services.gateway import errors as E
 from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError
+from services.gateway.fanout import FeedHub, Subscription
+from services.gateway.games import History, Position
+from services.gateway.models import MAX_VERSION
 from services.gateway.service import Gateway
 
 router = APIRouter()
 
-BLOCK_MS = 5000
-"""Longest wait in one XREAD: a quiet game costs one round trip per connection this often."""
-_CLOSE = {400: 4400, 401: 4401, 403: 4403, 404: 4404, 422: 4400}
+_CLOSE = {400: 4400, 401: 4401, 403: 4403, 404: 4404, 408: 4408, 422: 4400, 429: 4429, 503: 1013}
+_CLOSE_WAIT = 2.0
+"""Longest wait for a refusal to be written (a client that reads nothing must not hold the connection)."""
+_DIGITS = re.compile(r"^[0-9]{1,16}$")
 
 
 @router.websocket("/games/{game_id}/seats/{seat}/feed")
@@ -53,44 +62,103 @@ async def spectator_feed(websocket: WebSocket, game_id: str) -> None:
 
 async def _serve(websocket: WebSocket, game_id: str, seat: int | None) -> None:
     gw: Gateway = websocket.app.state.gateway
+    hub: FeedHub = websocket.app.state.feeds
     await websocket.accept()
+    sub: Subscription | None = None
     try:
-        after = _after(websocket.query_params.get("after", "0"))
-        if not GAME_ID_RE.match(game_id):
-            raise ApiError(400, E.BAD_REQUEST, "invalid game id")
-        info = await gw.info(game_id)
-        if seat is not None:
-            seat_of(info, bearer_token(websocket.headers, websocket.query_params), seat)
-    except ApiError as exc:
-        await websocket.send_json(exc.body())
-        await websocket.close(_CLOSE.get(exc.status, 4400), exc.code)
-        return
-    gw.log.info("gateway.feed_open", game=game_id, seat=seat, after=after)
-    listener = asyncio.create_task(_drain(websocket))
-    pusher = asyncio.create_task(_push(gw, websocket, game_id, seat, after))
-    try:
-        await asyncio.wait({listener, pusher}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            after = _after(websocket.query_params.get("after", "0"))
+            if not GAME_ID_RE.match(game_id):
+                raise ApiError(400, E.BAD_REQUEST, "invalid game id")
+            if seat is not None and not 0 <= seat < MAX_PLAYERS:
+                raise ApiError(400, E.BAD_REQUEST, f"seat must be 0..{MAX_PLAYERS - 1}")
+            info = await gw.info(game_id)
+            if seat is not None:
+                seat_of(info, bearer_token(websocket.headers, websocket.query_params), seat)
+            sub = hub.subscribe(game_id, websocket.client.host if websocket.client else "unknown")
+            await hub.ready()
+        except ApiError as exc:
+            await _refuse(websocket, exc)
+            return
+        except Exception as exc:
+            gw.log.error("gateway.feed_error", game=game_id, seat=seat, error=repr(exc))
+            await _refuse(websocket, ApiError(500, E.INTERNAL, "internal error (logged)"))
+            return
+        gw.log.info("gateway.feed_open", game=game_id, seat=seat, after=after)
+        await _run(gw, hub, websocket, sub, seat, after)
     finally:
-        for task in (listener, pusher):
+        if sub is not None:
+            hub.unsubscribe(sub)
+
+
+async def _run(
+    gw: Gateway, hub: FeedHub, websocket: WebSocket, sub: Subscription, seat: int | None, after: int
+) -> None:
+    """Push events until the game ends, the client leaves or falls too far behind."""
+    listener = asyncio.create_task(_drain(websocket))
+    pusher = asyncio.create_task(_push(gw, hub, websocket, sub, seat, after))
+    overflow = asyncio.create_task(sub.overflow.wait())
+    tasks = (listener, pusher, overflow)
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        await _stop(tasks)
+    refusal: ApiError | None = None
+    if overflow.done() and not overflow.cancelled() and overflow.exception() is None:
+        refusal = ApiError(
+            408, E.SLOW_CONSUMER,
+            f"this feed fell more than {hub.queue_size} events behind; reconnect with after=<last version received>",
+        )  # fmt: skip
+    elif pusher.done() and not pusher.cancelled() and pusher.exception() is not None:
+        exc = pusher.exception()
+        if isinstance(exc, ApiError):
+            refusal = exc
+        elif not isinstance(exc, WebSocketDisconnect | RuntimeError):  # a client gone while we wrote is no error
+            gw.log.error("gateway.feed_error", game=sub.game_id, seat=seat, error=repr(exc))
+            refusal = ApiError(500, E.INTERNAL, "internal error (logged)")
+    if refusal is not None:
+        await _refuse(websocket, refusal)
+    elif _is_open(websocket):
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+            await asyncio.wait_for(websocket.close(1000), _CLOSE_WAIT)
+    gw.log.info("gateway.feed_closed", game=sub.game_id, seat=seat)
+
+
+def _is_open(websocket: WebSocket) -> bool:
+    """Neither side has closed the connection yet."""
+    return websocket.client_state == websocket.application_state == WebSocketState.CONNECTED
+
+
+async def _stop(tasks: tuple[asyncio.Task[Any], ...]) -> None:
+    """Cancel the tasks and wait for them, a few times if need be: on Python 3.11 a cancellation that meets the
+    end of an ``asyncio.wait_for`` inside redis-py is lost, and the task goes on to its next wait."""
+    for _ in range(3):
+        pending = [task for task in tasks if not task.done()]
+        if not pending:
+            break
+        for task in pending:
             task.cancel()
-        for task in (listener, pusher):
-            with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
-                await task
-        if pusher.done() and not pusher.cancelled() and pusher.exception() is not None:
-            gw.log.error("gateway.feed_error", game=game_id, seat=seat, error=repr(pusher.exception()))
-        if websocket.client_state == WebSocketState.CONNECTED:
-            with contextlib.suppress(RuntimeError):
-                await websocket.close(1000)
-        gw.log.info("gateway.feed_closed", game=game_id, seat=seat)
+        await asyncio.wait(pending, timeout=_CLOSE_WAIT)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved (the pusher's is looked at by the caller)
+
+
+async def _refuse(websocket: WebSocket, exc: ApiError) -> None:
+    """Send a typed error, then close with the matching code (bounded in time: the client may read nothing)."""
+    if not _is_open(websocket):
+        return
+    code = _CLOSE.get(exc.status, 1011)
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+        await asyncio.wait_for(websocket.send_json(exc.body()), _CLOSE_WAIT)
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+        await asyncio.wait_for(websocket.close(code, exc.code), _CLOSE_WAIT)
 
 
 def _after(raw: str) -> int:
-    try:
-        after = int(raw)
-    except ValueError:
-        raise ApiError(400, E.BAD_REQUEST, "after must be a version (an integer >= 0)") from None
-    if after < 0:
-        raise ApiError(400, E.BAD_REQUEST, "after must be a version (an integer >= 0)")
+    after = int(raw) if _DIGITS.match(raw) else -1
+    if not 0 <= after <= MAX_VERSION:
+        raise ApiError(400, E.BAD_REQUEST, f"after must be a version: an integer from 0 to {MAX_VERSION}")
     return after
 
 
@@ -102,25 +170,34 @@ async def _drain(websocket: WebSocket) -> None:
             return
 
 
-async def _push(gw: Gateway, websocket: WebSocket, game_id: str, seat: int | None, after: int) -> None:
-    last = after
-    while True:
-        pos, items = await gw.history_async(game_id, last)
-        if last > pos.version:
-            await websocket.send_json(
-                E.error_body(E.BAD_REQUEST, f"after={last} is beyond the game's last version {pos.version}")
-            )
-            await websocket.close(4400, E.BAD_REQUEST)
-            return
-        for shown in gw.seat_events(pos, items, seat):
-            message: dict[str, Any] = {"kind": "event", "version": shown.version, "event": shown.event}
-            await websocket.send_json(message)
-            last = shown.version
-        if pos.over and last >= pos.version:
-            result = pos.info.decider.result(pos.state)
-            await websocket.send_json({"kind": "over", "version": last, "result": result})
-            await websocket.close(1000)
-            return
-        # Wake up as soon as the stream has an event after ``last`` (the reply itself is read again above, where
-        # the state after each event is at hand for redaction).
-        await gw.bus.events_after(game_id, last, BLOCK_MS, count=1)
+async def _push(
+    gw: Gateway, hub: FeedHub, websocket: WebSocket, sub: Subscription, seat: int | None, after: int
+) -> None:
+    game_id = sub.game_id
+    async with hub.catchup:
+        pos, items = await gw.history_async(game_id, after, reads=hub.r)
+    if after > pos.version:
+        raise ApiError(400, E.BAD_REQUEST, f"after={after} is beyond the game's last version {pos.version}")
+    last = await _send(gw, websocket, pos, items, seat, after)
+    while not (pos.over and last >= pos.version):
+        pos, item = await sub.queue.get()
+        version = item[0]
+        if version <= last:
+            continue  # read with the backlog already
+        if version > last + 1:  # a gap: events the hub announced before this feed subscribed
+            async with hub.catchup:
+                pos, items = await gw.history_async(game_id, last, reads=hub.r)
+        else:
+            items = [item]
+        last = await _send(gw, websocket, pos, items, seat, last)
+    result = pos.info.decider.result(pos.state)
+    await websocket.send_json({"kind": "over", "version": last, "result": result})
+    await websocket.close(1000)
+
+
+async def _send(gw: Gateway, websocket: WebSocket, pos: Position, items: History, seat: int | None, last: int) -> int:
+    """Send the events of ``items`` after ``last`` as ``seat`` sees them; returns the last version sent."""
+    for shown in gw.seat_events(pos, [item for item in items if item[0] > last], seat):
+        await websocket.send_json({"kind": "event", "version": shown.version, "event": shown.event})
+        last = shown.version
+    return last

@@ -1,8 +1,10 @@
-"""Bounds on what one client may send: request body size and request rate.
+"""Bounds on what one client may send: request body size and request rate; :class:`Limits` holds every bound.
 
-Both are plain ASGI middlewares, so they run before routing and JSON parsing: an oversized body is refused
-after at most ``max_body`` bytes were read (whatever its Content-Length claims), and a client over its rate
-costs a dictionary lookup. Refusals use the gateway's typed error shape.
+The feed caps are enforced by :mod:`services.gateway.fanout`, the request head size and read timeout by
+:mod:`services.gateway.protocol`. Body size and rate are plain ASGI middlewares, so they run before routing
+and JSON parsing: an oversized body is refused after at most ``max_body`` bytes were read (whatever its
+Content-Length claims), and a client over its rate costs a dictionary lookup. Refusals use the gateway's typed
+error shape.
 
 Rate limiting is a token bucket per client key, in process memory (one gateway process = one set of buckets;
 several gateway processes each allow the rate, which is an accepted approximation). The key is the sha256 of
@@ -51,13 +53,31 @@ class Limits:
     """Largest WebSocket message accepted from a client."""
     command_timeout: float = 10.0
     """How long a command waits for its outcome before ``outcome_timeout`` (the command may still be decided)."""
+    feeds_per_address: int = 20
+    """Open WebSocket feeds per client address (more are refused: ``too_many_feeds``, close code 4429)."""
+    feeds_total: int = 2000
+    """Open WebSocket feeds in this gateway process (more are refused: ``feeds_full``, close code 1013)."""
+    feed_queue: int = 1024
+    """Events a feed may fall behind its live game before it is closed (``slow_consumer``, 4408)."""
+    feed_catchups: int = 8
+    """Feeds reading their backlog at once (the rest wait their turn): feeds never crowd out the requests."""
+    max_header: int = 16 * 1024
+    """Largest request head (request line and headers) in bytes (431 ``headers_too_large`` beyond)."""
+    read_timeout: float = 10.0
+    """Seconds a client has to send a whole request, head and body, from its first byte (or from connecting)
+    (408 ``request_timeout`` after that)."""
+    keep_alive: float = 5.0
+    """Seconds an idle keep-alive connection stays open."""
 
 
-async def _send_error(send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]]) -> None:
+async def _send_error(
+    send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]], prefix: str = ""
+) -> None:
+    """A typed error response (``prefix`` "websocket." answers a WebSocket handshake)."""
     body = orjson.dumps(error_body(code, message))
     head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
-    await send({"type": "http.response.start", "status": status, "headers": head})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": f"{prefix}http.response.start", "status": status, "headers": head})
+    await send({"type": f"{prefix}http.response.body", "body": body})
 
 
 class BodySizeLimit:
@@ -181,6 +201,13 @@ class RateLimit:
             return
         retry = str(max(1, math.ceil(wait)) if math.isfinite(wait) else 3600)
         if scope["type"] == "websocket":
+            if "websocket.http.response" in scope.get("extensions", {}):
+                # The handshake is answered with the same typed 429 as a request (ASGI's denial response).
+                await _send_error(
+                    send, 429, RATE_LIMITED, "too many requests; retry later", [(b"retry-after", retry.encode())],
+                    prefix="websocket.",
+                )  # fmt: skip
+                return
             # Closing before accepting makes the server answer the handshake with 403.
             await send({"type": "websocket.close", "code": 1008, "reason": RATE_LIMITED})
             return

@@ -1,31 +1,89 @@
-"""Request and response bodies of the gateway (they make the published OpenAPI document precise)."""
+"""Request and response bodies of the gateway (they make the published OpenAPI document precise).
+
+Request bodies are validated strictly: no coercion (``"7"`` or ``true`` is no integer, ``"yes"`` no boolean),
+no unknown fields, every integer bounded, player names checked (:mod:`services.bus.names`). The free-form JSON
+of a command or of a game's settings is bounded too (:func:`bounded_json`): integers fit in 64 bits (what the
+bus and the store can carry), floats are finite, nesting is at most :data:`MAX_DEPTH` deep; the game itself then
+validates the command and the settings (strictly: see ``events/shadow/settings.py``).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from services.bus.client import BOT_KIND_RE
 from services.bus.envelope import MAX_PLAYERS
 from services.bus.keys import COMMAND_ID_RE
+from services.bus.names import MAX_NAME, PlayerNames
+
+MAX_INT = 2**63 - 1
+"""Largest integer accepted in a command or settings (and the smallest is ``-2**63``): a signed 64-bit integer."""
+MAX_SAFE_INT = 2**53 - 1
+"""Largest seed or version a request may name: exact as a double, so every JSON client reads it right."""
+MAX_VERSION = MAX_SAFE_INT
+MAX_DEPTH = 16
+"""Deepest nesting of arrays and objects in a command or in settings."""
+
+
+def bounded_json(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` unchanged if every integer in it is a signed 64-bit one, every float finite and no array or
+    object is nested deeper than :data:`MAX_DEPTH`; else ValueError saying where."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise ValueError(f"{path or 'the value'} is nested more than {MAX_DEPTH} levels deep")
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in pairs)
+        elif isinstance(item, bool) or item is None or isinstance(item, str):
+            continue
+        elif isinstance(item, int):
+            if not -MAX_INT - 1 <= item <= MAX_INT:
+                raise ValueError(f"{path or 'the value'}: integers must fit in 64 bits (-2^63..2^63-1)")
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ValueError(f"{path or 'the value'}: numbers must be finite")
+    return value
+
+
+JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]
+"""A JSON object bounded by :func:`bounded_json`."""
+SeatKey = Annotated[str, Field(pattern=r"^(0|[1-9][0-9]?)$")]
+BotKind = Annotated[str, Field(pattern=BOT_KIND_RE.pattern)]
+Version = Annotated[int, Field(ge=0, le=MAX_VERSION)]
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class CreateGameRequest(_Request):
     """Open a game of ``game`` (its name in the registry) for ``players``, one name per seat."""
 
     game: str = Field(min_length=1, max_length=64, examples=["shadow"])
-    players: list[str] = Field(min_length=1, max_length=MAX_PLAYERS, examples=[["Ann", "Bob", "Cid"]])
-    settings: dict[str, Any] = Field(default_factory=dict)
-    seed: int | None = Field(default=None, ge=0, lt=2**63, description="drawn at random when left out")
-    bots: dict[int, str] = Field(
+    players: PlayerNames = Field(
+        min_length=1,
+        max_length=MAX_PLAYERS,
+        examples=[["Ann", "Bob", "Cid"]],
+        description=f"one name per seat: 1 to {MAX_NAME} printable characters (trimmed), unique ignoring case",
+    )
+    settings: JsonObject = Field(
+        default_factory=dict, description="the game's table options, checked strictly by the game (no coercion)"
+    )
+    seed: int | None = Field(default=None, ge=0, le=MAX_SAFE_INT, description="drawn at random when left out")
+    bots: dict[SeatKey, BotKind] = Field(
         default_factory=dict,
         description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',
         examples=[{"1": "heuristic"}],
     )
+
+    @property
+    def bot_seats(self) -> dict[int, str]:
+        """``bots`` with the seats as integers."""
+        return {int(seat): kind for seat, kind in self.bots.items()}
 
 
 class Seat(BaseModel):
@@ -67,15 +125,23 @@ class GameSummary(BaseModel):
 class CommandRequest(_Request):
     """A command of the token's seat; ``command`` is the game's command JSON (its ``seat`` may be left out)."""
 
-    command: dict[str, Any] = Field(examples=[{"type": "Pass"}])
-    expected_version: int | None = Field(
-        default=None, ge=0, description="refused as stale_version unless the game has exactly this many events"
+    command: JsonObject = Field(examples=[{"type": "Pass"}])
+    expected_version: Version | None = Field(
+        default=None, description="refused as stale_version unless the game has exactly this many events"
     )
     command_id: str | None = Field(
         default=None,
         pattern=COMMAND_ID_RE.pattern,
         description="idempotency key: sending the same id again returns the first outcome and changes nothing",
     )
+
+    @field_validator("command")
+    @classmethod
+    def _seat_is_a_seat(cls, command: dict[str, Any]) -> dict[str, Any]:
+        seat = command.get("seat")
+        if seat is not None and (type(seat) is not int or not 0 <= seat < MAX_PLAYERS):
+            raise ValueError(f"command.seat is a seat number (an integer 0..{MAX_PLAYERS - 1}), or left out")
+        return command
 
 
 class SeatEvent(BaseModel):
@@ -131,8 +197,8 @@ class ChatRequest(_Request):
     """One line of chat: empty, ``board`` or ``help`` shows the board and menu; a number or phrase picks a move."""
 
     text: str = Field(max_length=500)
-    version: int | None = Field(
-        default=None, ge=0, description="the version of the menu the text refers to (refused if the game moved)"
+    version: Version | None = Field(
+        default=None, description="the version of the menu the text refers to (refused if the game moved)"
     )
 
 

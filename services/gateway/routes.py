@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -29,6 +29,7 @@ from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
 from services.gateway.games import Position, describe, label_of
 from services.gateway.models import (
+    MAX_VERSION,
     ChatReply,
     ChatRequest,
     CommandRequest,
@@ -43,27 +44,53 @@ from services.gateway.models import (
 from services.gateway.service import Gateway, rejection_error
 from services.rules.registry import game_names
 
-router = APIRouter()
+
+def _known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not declare (a misspelt ``afer=3`` is an error, not ignored)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = {param.alias for param in dependant.query_params}
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        names = ", ".join(repr(name[:32]) for name in unknown[:5])
+        raise ApiError(422, E.VALIDATION, f"unknown query parameter(s): {names}")
+
+
+router = APIRouter(dependencies=[Depends(_known_query_only)])
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
-_ERR = {"model": ErrorResponse}
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {**_ERR, "description": text}
-    for code, text in {
-        400: "not_json / bad_request",
-        401: "unauthorized: no token, or not a seat token of this game",
-        403: "forbidden_seat: the token of another seat; game_running",
-        404: "unknown_game / not_found",
-        409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, command_id_conflict, "
-        "ambiguous_choice",
-        413: "payload_too_large",
-        422: "validation_error / bad_command",
-        429: "rate_limited",
-        503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
-        504: "outcome_timeout",
-    }.items()
+After = Query(0, ge=0, le=MAX_VERSION, description="the last version the client has (0: from the start)")
+AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game")
+_ERROR_TEXTS = {
+    400: "not_json / bad_request",
+    401: "unauthorized: no token, or not a seat token of this game",
+    403: "forbidden_seat: the token of another seat; game_running",
+    404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game)",
+    405: "method_not_allowed",
+    408: "request_timeout: the request did not arrive whole in time",
+    409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, command_id_conflict, "
+    "ambiguous_choice",
+    413: "payload_too_large",
+    422: "validation_error / bad_command",
+    429: "rate_limited",
+    431: "headers_too_large",
+    503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
+    504: "outcome_timeout",
 }
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": text} for code, text in _ERROR_TEXTS.items()
+}
+"""The error responses of a JSON route: each one the typed error shape."""
+_ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
+PICTURE_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"content": _ERROR_JSON, "description": text} for code, text in _ERROR_TEXTS.items()
+}
+"""The same for a route whose answer is a picture or text: its errors are still JSON."""
+_READ_STATUS = {E.UNKNOWN_GAME: 404, "bad_version": 404, "bad_seat": 404}
+"""HTTP status of a read model's refusal by code (others: 400)."""
 
 
 def _gw(request: Request) -> Gateway:
@@ -82,14 +109,15 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
     if body.game not in game_names():
         raise ApiError(422, "unknown_game_name", f"no game called {body.game!r}; known: {', '.join(game_names())}")
     kinds = bot_kinds(body.game)
-    for seat, kind in body.bots.items():
+    bots = body.bot_seats
+    for seat, kind in bots.items():
         if kind not in kinds:
             raise ApiError(422, "unknown_bot_kind", f"no bot {kind!r} for {body.game}; known: {', '.join(kinds)}")
         if not 0 <= seat < len(body.players):
             raise ApiError(422, E.VALIDATION, f"bot seat {seat} is not a seat of this game")
     try:
         new = gw.service.create_game(
-            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=body.bots
+            body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=bots
         )
     except GameNotCreated as exc:
         raise rejection_error(exc.outcome) from None
@@ -98,7 +126,7 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
     except ValueError as exc:
         raise ApiError(422, E.VALIDATION, str(exc)[:300]) from None
     seats = [
-        Seat(seat=i, player=p, token=None if i in body.bots else t, bot=body.bots.get(i))
+        Seat(seat=i, player=p, token=None if i in bots else t, bot=bots.get(i))
         for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))
     ]
     version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
@@ -174,7 +202,7 @@ def spectator_view(request: Request, game_id: str = GameId) -> SeatView:
 
 
 @router.get("/games/{game_id}/seats/{seat}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
-def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = Query(0, ge=0)) -> SeatEvents:
+def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = After) -> SeatEvents:
     """This seat's events after version ``after`` (the polling twin of the WebSocket feed). Needs its token."""
     gw = _gw(request)
     seat_of(gw.info_sync(game_id), _token(request), seat)
@@ -185,7 +213,7 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
 
 
 @router.get("/games/{game_id}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
-def spectator_events(request: Request, game_id: str = GameId, after: int = Query(0, ge=0)) -> SeatEvents:
+def spectator_events(request: Request, game_id: str = GameId, after: int = After) -> SeatEvents:
     """A spectator's events after version ``after``."""
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
@@ -270,7 +298,7 @@ def _read(gw: Gateway, method: str, *args: Any) -> Any:
     try:
         return getattr(gw.read_models, method)(*args)
     except ReadModelError as exc:
-        raise ApiError(404 if exc.code == E.UNKNOWN_GAME else 400, exc.code, exc.message) from None
+        raise ApiError(_READ_STATUS.get(exc.code, 400), exc.code, exc.message) from None
     except NotImplementedError:
         raise ApiError(501, "not_implemented", f"the read model {method!r} is not available yet") from None
 
@@ -305,7 +333,7 @@ def leaderboard(request: Request, limit: int = Query(20, ge=1, le=500)) -> JsonR
 def replay(
     request: Request,
     game_id: str = GameId,
-    version: int = Query(ge=0),
+    version: int = Query(ge=0, le=MAX_VERSION),
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> JsonResponse:
     """The board after event ``version`` and that event, as a spectator or (with its token) a seat sees them."""
@@ -315,7 +343,7 @@ def replay(
 
 
 @router.get("/games/{game_id}/audit", responses=ERRORS, tags=["read models"])
-def audit(request: Request, game_id: str = GameId, version: int | None = Query(None, ge=0)) -> JsonResponse:
+def audit(request: Request, game_id: str = GameId, version: int | None = AtVersion) -> JsonResponse:
     """Why each event happened (command, sender, time, rulings); public once the game is over."""
     gw = _gw(request)
     _finished(gw, game_id, "audit")
@@ -332,14 +360,14 @@ def verify(request: Request, game_id: str = GameId) -> JsonResponse:
 
 @router.get(
     "/games/{game_id}/board.svg",
-    responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+    responses={**PICTURE_ERRORS, 200: {"content": {"image/svg+xml": {}}}},
     response_class=Response,
     tags=["read models"],
 )
 def board_svg(
     request: Request,
     game_id: str = GameId,
-    version: int | None = Query(None, ge=0),
+    version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> Response:
     """The board as SVG (latest, or after ``version``), for a spectator or (with its token) a seat."""
@@ -348,11 +376,13 @@ def board_svg(
     return Response(_read(gw, "board_svg", game_id, version, seat), media_type="image/svg+xml")
 
 
-@router.get("/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=ERRORS, tags=["read models"])
+@router.get(
+    "/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=PICTURE_ERRORS, tags=["read models"]
+)
 def board_text(
     request: Request,
     game_id: str = GameId,
-    version: int | None = Query(None, ge=0),
+    version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> PlainTextResponse:
     """The board as text, for a spectator or (with its token) a seat."""
@@ -384,7 +414,7 @@ def schema(kind: str, game: str) -> JsonResponse:
     return JsonResponse(schema_of(name), headers={"Content-Disposition": f'inline; filename="{name}.schema.json"'})
 
 
-@router.get("/health", tags=["health"])
+@router.get("/health", responses={503: ERRORS[503]}, tags=["health"])
 async def health(request: Request) -> JsonResponse:
     """Whether this gateway reaches its Redis."""
     gw = _gw(request)

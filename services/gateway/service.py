@@ -91,23 +91,26 @@ class Gateway:
         moved = await self._advance_cached(game_id)
         return moved if moved is not None else await run_in_threadpool(self.position, game_id)
 
-    async def history_async(self, game_id: str, after: int) -> tuple[Position, History]:
-        """:meth:`history` on the event loop when the cached position reaches back to ``after``."""
-        moved = await self._advance_cached(game_id)
+    async def history_async(self, game_id: str, after: int, reads: Any = None) -> tuple[Position, History]:
+        """:meth:`history` on the event loop when the cached position reaches back to ``after``.
+
+        ``reads``: the asyncio Redis client to read with (default: the bus's; the feeds pass their own).
+        """
+        moved = await self._advance_cached(game_id, reads)
         if moved is not None:
             items = self.directory.recent_after(moved, after)
             if items is not None:
                 return moved, items
         return await run_in_threadpool(self.history, game_id, after)
 
-    async def _advance_cached(self, game_id: str) -> Position | None:
+    async def _advance_cached(self, game_id: str, reads: Any = None) -> Position | None:
         # The command path stays off the thread pool: a thread hop per command, and threads contending with
         # the event loop for the GIL, cost more than folding a handful of events right here.
         directory = self.directory
         pos = directory.cached_position(game_id)
         if pos is None or pos.status == "archived":
             return None
-        pipe = self.bus.r.pipeline(transaction=False)
+        pipe = (reads if reads is not None else self.bus.r).pipeline(transaction=False)
         for name, args in directory.refresh_reads(pos):
             getattr(pipe, name)(*args)
         try:

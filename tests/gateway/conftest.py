@@ -4,6 +4,9 @@ gateway served by uvicorn on a free loopback port in a thread, reached with real
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -22,8 +25,9 @@ from services.bots.runner import BotConfig, BotRunner
 from services.bus.keys import Layout
 from services.gateway.app import create_app
 from services.gateway.limits import Limits
+from services.gateway.protocol import server_config
 from services.worker.rules_worker import RulesWorker
-from tests.service.conftest import FAST, _quiet_logs, free_port, redis_url  # noqa: F401 - fixtures
+from tests.service.conftest import FAST, ROOT, _quiet_logs, free_port, redis_url  # noqa: F401 - fixtures
 
 # High enough that only the rate-limit tests meet the limit.
 OPEN = Limits(rate=1e5, burst=10**5, address_rate=1e5, address_burst=10**5, command_timeout=10)
@@ -64,10 +68,7 @@ def serve(
     client = redis.Redis.from_url(url)
     app = create_app(client, layout, limits=limits, **app_kw)
     port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", access_log=False, ws_max_size=limits.ws_max_message
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app, "127.0.0.1", port, limits, log_level="warning", access_log=False))
     served = Served(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", layout, client, server)
     if worker:
         rules = RulesWorker(redis.Redis.from_url(url), range(layout.shards), layout=layout, config=FAST)
@@ -140,3 +141,26 @@ def game_version(served: Served, game_id: str) -> int:
     """The game's version (number of events), read through the gateway."""
     with served.http() as http:
         return int(http.get(f"/games/{game_id}").json()["version"])
+
+
+def spawn_gateway(*args: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``python -m services.gateway`` as a process of its own (with the toy21 game); returns it and its
+    ``host:port`` once ``/health`` answers."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "services.gateway", "--port", str(port), "--plugin", "tests.service.toy_game",
+           "--log-level", "warning", *args]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("REDIS_URL", None)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    base = f"127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(f"http://{base}/health", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("the gateway process did not start")
+        time.sleep(0.05)

@@ -133,10 +133,11 @@ def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
             assert int(refused.headers["retry-after"]) >= 1
             # And another token has its own bucket
             assert b.get("/games/nosuchgame").status_code == 404
-            # And a WebSocket handshake over the rate is refused before it opens
+            # And a WebSocket handshake over the rate is refused before it opens, with the same typed 429
             with pytest.raises(InvalidStatus) as refused_ws:
                 connect(f"{served.ws_url}/games/x/feed", additional_headers={"Authorization": "Bearer token-a"})
-            assert refused_ws.value.response.status_code == 403
+            assert refused_ws.value.response.status_code == 429
+            assert orjson.loads(refused_ws.value.response.body)["error"]["code"] == "rate_limited"
             # And the token may go on once its bucket refilled
             time.sleep(1.1)
             assert a.get("/games/nosuchgame").status_code == 404

@@ -11,7 +11,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from services.gateway.feed import BLOCK_MS
+from services.gateway.fanout import BLOCK_MS
 from services.store import eventstore
 from tests.gateway.bots import HttpGame, play_http
 from tests.gateway.conftest import Served, game_version, new_game

@@ -3,9 +3,6 @@ embedded fakeredis (where it runs a rules worker itself)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -16,28 +13,8 @@ import pytest
 from websockets.sync.client import connect
 
 from services.bus.keys import Layout
-from tests.service.conftest import ROOT, free_port, redis_url, spawn_worker  # noqa: F401 - fixture
-
-
-def _gateway(*args: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "services.gateway", "--port", str(port), "--plugin", "tests.service.toy_game",
-           "--log-level", "warning", *args]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("REDIS_URL", None)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    base = f"127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"http://{base}/health", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("the gateway process did not start")
-        time.sleep(0.05)
+from tests.gateway.conftest import spawn_gateway
+from tests.service.conftest import redis_url, spawn_worker  # noqa: F401 - fixture
 
 
 @pytest.fixture(params=["redis", "embedded"])
@@ -48,9 +25,9 @@ def gateway_process(request: pytest.FixtureRequest) -> Iterator[str]:
         url = request.getfixturevalue("redis_url")
         layout = Layout(prefix=f"p{uuid.uuid4().hex[:8]}", shards=4)
         worker = spawn_worker(url, layout)
-        proc, base = _gateway("--redis-url", url, "--prefix", layout.prefix, "--shard-count", "4")
+        proc, base = spawn_gateway("--redis-url", url, "--prefix", layout.prefix, "--shard-count", "4")
     else:
-        proc, base = _gateway()
+        proc, base = spawn_gateway()
     try:
         yield base
     finally:
@@ -90,7 +67,7 @@ def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> N
 def test_given_the_embedded_default_when_a_game_has_bot_seats_then_the_bots_play_and_the_scoreboard_follows() -> None:
     """Alone on the embedded fakeredis the gateway process also runs the bots and the projection workers, since
     no other process can reach its data: a game of four bot seats plays to the end, and its scoreboard says so."""
-    proc, base = _gateway()
+    proc, base = spawn_gateway()
     try:
         with httpx.Client(base_url=f"http://{base}", timeout=10) as http:
             # Given a shadow game whose four seats are all bots

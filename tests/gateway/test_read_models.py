@@ -89,8 +89,9 @@ def test_replay_audit_verification_and_boards_of_a_finished_game(served: Served,
     assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
     assert "<svg" in svg.text
     assert text.status_code == 200 and text.headers["content-type"].startswith("text/plain") and "Ann" in text.text
-    assert beyond.status_code == 400 and beyond.json()["error"]["code"] == "bad_version"
-    assert no_seat.status_code == 400 and no_seat.json()["error"]["code"] == "bad_seat"
+    # (a version or seat the game does not have is not found, like a game that does not exist)
+    assert beyond.status_code == 404 and beyond.json()["error"]["code"] == "bad_version"
+    assert no_seat.status_code == 404 and no_seat.json()["error"]["code"] == "bad_seat"
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "unknown_game"
 
 

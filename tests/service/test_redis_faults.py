@@ -61,12 +61,16 @@ def test_given_redis_out_of_memory_for_seconds_when_games_are_played_then_every_
             )
             wait_for(lambda: (client.game_info(bot_game.game_id) or {}).get("version", 0) > 20, seconds=60)
             queued, played = commands[: len(commands) // 2], commands[len(commands) // 2 :]
-            client.submit_many(queued)
 
-            # When Redis refuses every write for 3 seconds (maxmemory reached, noeviction) while the queued
-            # commands are decided, a player sends the others one by one, and the bots play on
+            # When Redis refuses every write for 3 seconds (maxmemory reached, noeviction) from the moment the
+            # queued commands are on the stream (one transaction: the worker cannot commit any of them first),
+            # a player sends the others one by one, and the bots play on
             admin = server.client()
-            admin.config_set("maxmemory", 1)
+            start_episode = admin.pipeline(transaction=True)
+            for env in queued:
+                start_episode.xadd(layout.cmds(layout.shard_of(env.game_id)), env.to_fields())
+            start_episode.config_set("maxmemory", 1)
+            start_episode.execute()
             refused: Counter[str] = Counter()
             player = threading.Thread(
                 target=_send_until_taken, args=(ServiceClient(server.client(), layout), played, refused)
