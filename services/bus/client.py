@@ -51,7 +51,7 @@ from services.bus.envelope import (
 )
 from services.bus.keys import CREATE_SCOPE, Layout
 
-__all__ = ["BOT_KIND_RE", "BusClient", "GameNotCreated", "NewGame", "ServiceClient", "new_id"]
+__all__ = ["BOT_KIND_RE", "BusClient", "GameNotCreated", "NewGame", "new_id"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +278,3 @@ def _scope(seat: int | None) -> str:
 
 def _seat_of(env: CommandEnvelope | CreateEnvelope) -> int | None:
     return env.seat if isinstance(env, CommandEnvelope) else None
-
-
-ServiceClient = BusClient
-"""Deprecated (issue [2/7]): the bus-only client under its old name, for the gateway until it imports
-:class:`services.client.ServiceClient`, which adds the store's reads."""

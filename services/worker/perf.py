@@ -51,9 +51,14 @@ class GameScript:
     moves: tuple[tuple[int, dict[str, Any], int], ...]
     """(seat, command JSON, expected version) in order."""
 
+    @staticmethod
+    def token(game_id: str, seat: int) -> str:
+        """The secret token of ``seat`` in the game :meth:`envelopes` makes (a benchmark's, not a secret)."""
+        return f"{game_id}-t{seat}"
+
     def envelopes(self, game_id: str) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
         """The creation and the commands of this script for a game called ``game_id``."""
-        tokens = [f"{game_id}-t{i}" for i in range(len(self.players))]
+        tokens = [self.token(game_id, i) for i in range(len(self.players))]
         create = CreateEnvelope(
             command_id=f"{game_id}-create",
             game_id=game_id,
