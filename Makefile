@@ -18,6 +18,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 
 bench: $(STAMP)
@@ -26,9 +27,10 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 schemas: $(STAMP)
-	$(PY) -m events.schemas
+	$(PY) -m services.rules.schemas
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

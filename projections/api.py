@@ -143,15 +143,15 @@ class ReadModels:
         game.check_seat(seat)
         state, events = self.history.state_at(game, version)
         final = self.history.final(game)
-        decider = game.decider
+        rules, presenter = game.rules, game.presenter
         shown: dict[str, Any] | None = None
         text = "Before the first event."
         if version >= 1:
             event = events[-1]
-            parsed = decider.parse_event(event.data)
+            parsed = rules.parse_event(event.data)
             # The reader's moment: a finished game has no secrets left; a running one keeps them as of then.
-            shown = decider.redact(parsed, seat, final if final is not None else state)
-            text = shown_text(decider, parsed, shown, game.players) if shown is not None else "(not visible)"
+            shown = presenter.redact(parsed, seat, final if final is not None else state)
+            text = shown_text(presenter, parsed, shown, game.players) if shown is not None else "(not visible)"
         return {
             "game_id": game_id,
             "version": version,
@@ -161,19 +161,19 @@ class ReadModels:
             "seat": seat,
             "event": shown,
             "event_text": text,
-            "view": decider.replay_view(state, seat, final),
-            "board_text": decider.render_text(state, seat, final),
+            "view": presenter.replay_view(state, seat, final),
+            "board_text": presenter.render_text(state, seat, final),
         }
 
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.decider.render_text(state, seat, final))
+        return str(game.presenter.render_text(state, seat, final))
 
     def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as an SVG document after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.decider.render_svg(state, seat, final))
+        return str(game.presenter.render_svg(state, seat, final))
 
     def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[Game, Any, Any]:
         game = self.history.game(game_id)
@@ -208,12 +208,11 @@ class ReadModels:
         return {"game_id": game_id, "entries": entries}
 
     def _audit_from_store(self, game: Game, first: int, last: int) -> list[dict[str, Any]]:
-        decider = game.decider
         log = {c.command_id: c for c in self.history.commands(game)}
         docs: dict[str, dict[str, Any]] = {}
         out = []
         for stored in self.history.events(game, first, last):
-            event = decider.parse_event(stored.data)
+            event = game.rules.parse_event(stored.data)
             cmd = log.get(stored.command_id)
             if cmd is not None and not (cmd.outcome.get("first_version") or 0) <= stored.version <= cmd.version:
                 cmd = None
@@ -221,7 +220,7 @@ class ReadModels:
                 # Labelled in the position it was sent in: the state before its first event.
                 pre, _ = self.history.state_at(game, int(cmd.outcome.get("first_version", 1)) - 1)
                 docs[cmd.command_id] = orjson.loads(_dumps_doc(command_doc(game.ctx(pre, 0), cmd, pre)))
-            explanation = decider.explain_event(event, game.players)
+            explanation = game.presenter.explain_event(event, game.players)
             doc = docs.get(cmd.command_id) if cmd is not None else None
             out.append(compose_audit_entry(stored.version, stored.data, stored.at, stored.command_id, doc, explanation))
         return out
@@ -299,10 +298,10 @@ class ReadModels:
         if hit is not None:
             return hit
         if state_raw is not None:
-            state = game.decider.restore(state_raw)
+            state = game.rules.restore(state_raw)
         else:
             state, _ = self.history.state_at(game, version)
-        legal = orjson.loads(orjson.dumps(labelled_legal(game.decider, state, seat), default=str))
+        legal = orjson.loads(orjson.dumps(labelled_legal(game.rules, game.presenter, state, seat), default=str))
         with self._lock:
             self._legals[key] = legal
             while len(self._legals) > 1024:
@@ -320,16 +319,16 @@ class ReadModels:
         return apply_view_patch(spectators, orjson.loads(own_raw))
 
     def _seat_feed_from_store(self, game: Game, seat: int | None, after: int) -> dict[str, Any]:
-        decider = game.decider
+        rules, presenter = game.rules, game.presenter
         state, _ = self.history.state_at(game, min(after, game.version))
         events = []
         for stored in self.history.events(game, after + 1, game.version):
-            event = decider.parse_event(stored.data)
-            state = decider.evolve(state, event)
-            shown = decider.redact(event, seat, state)
+            event = rules.parse_event(stored.data)
+            state = rules.evolve(state, event)
+            shown = presenter.redact(event, seat, state)
             if shown is not None:
                 shown = orjson.loads(orjson.dumps(shown, default=str))
-                text = shown_text(decider, event, shown, game.players)
+                text = shown_text(presenter, event, shown, game.players)
                 events.append({"version": stored.version, "event": shown, "text": text})
         who = "spec" if seat is None else str(seat)
         fields = now_fields(game.ctx(state, game.version), state, game.version)
@@ -339,9 +338,9 @@ class ReadModels:
             "seat": seat,
             "version": game.version,
             "view": self._seat_view(now["view:spec"], now[f"view:{who}"], seat),
-            "legal": orjson.loads(orjson.dumps(labelled_legal(decider, state, seat), default=str))
-            if seat is not None and seat in decider.awaited(state)
+            "legal": orjson.loads(orjson.dumps(labelled_legal(rules, presenter, state, seat), default=str))
+            if seat is not None and seat in rules.awaited(state)
             else [],
             "events": events,
-            "over": bool(decider.is_over(state)),
+            "over": bool(rules.is_over(state)),
         }

@@ -118,11 +118,12 @@ class GameContexts:
             if meta is None:
                 continue  # gone: the full load says so
             try:
-                rules = self.repo.rules(meta)
+                game = self.repo.game(meta)
             except UnknownGame:
                 continue  # load reports it
             shard = self.layout.shard_of(gid)
-            self.put(GameCtx(gid, shard, meta.name, rules, meta.players, rules.initial_state(), 0))
+            state = game.rules.initial_state()
+            self.put(GameCtx(gid, shard, meta.name, game.rules, game.presenter, meta.players, state, 0))
 
     def load(self, gid: str) -> GameCtx | None:
         """A game's context at this model's checkpoint (None: no such game)."""
@@ -134,7 +135,7 @@ class GameContexts:
             if type(exc) is UnknownGame:
                 return None
             raise
-        ctx = GameCtx(gid, shard, game.name, game.rules, game.meta.players, game.state, game.version)
+        ctx = GameCtx(gid, shard, game.name, game.rules, game.presenter, game.meta.players, game.state, game.version)
         self.put(ctx)
         return ctx
 
@@ -160,7 +161,7 @@ class GameContexts:
             fresh = [FeedEvent(gid, e.version, orjson.dumps(e.data), e.at, e.command_id) for e in stored]
             if not fresh:
                 return None
-        rules = ctx.decider
+        rules = ctx.rules
         before = ctx.state
         state = before
         batch = []

@@ -17,6 +17,7 @@ import redis
 from projections.base import GameCtx
 from projections.store import RMKeys
 from services.bus.keys import Layout
+from services.rules.contract import GamePlugin, GameRules, Presenter
 from services.store import repository as repo_mod
 from services.store.eventstore import StoredCommand, StoredEvent, read_archive, read_archive_commands
 from services.store.meta import GameMeta
@@ -53,11 +54,21 @@ class BadSeat(ReadModelError):
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """A game as the queries see it: its metadata and its rules (the old Decider: rules and presentation)."""
+    """A game as the queries see it: its metadata and its plug-in (rules and presenter)."""
 
     meta: GameMeta
     shard: int
-    decider: Any
+    plugin: GamePlugin
+
+    @property
+    def rules(self) -> GameRules[Any]:
+        """The game's rules."""
+        return self.plugin.rules
+
+    @property
+    def presenter(self) -> Presenter[Any]:
+        """How the game shows itself."""
+        return self.plugin.presenter
 
     @property
     def game_id(self) -> str:
@@ -86,7 +97,9 @@ class Game:
 
     def ctx(self, state: Any, version: int) -> GameCtx:
         """A projection context of this game at ``state`` (for the functions the projections share)."""
-        return GameCtx(self.game_id, self.shard, self.meta.name, self.decider, self.players, state, version)
+        return GameCtx(
+            self.game_id, self.shard, self.meta.name, self.rules, self.presenter, self.players, state, version
+        )
 
     def check_version(self, version: int) -> None:
         """:class:`BadVersion` unless ``0 <= version <= last``."""
@@ -119,7 +132,7 @@ class History:
             raise UnknownGame(f"no game {game_id!r}")
         try:
             meta = self.repo.meta(game_id)
-            return Game(meta, self.layout.shard_of(game_id), self.repo.rules(meta))
+            return Game(meta, self.layout.shard_of(game_id), self.repo.game(meta))
         except repo_mod.UnknownGame as exc:
             raise UnknownGame(exc.message) from None
 
@@ -154,20 +167,20 @@ class History:
 
     def state_at(self, game: Game, version: int) -> tuple[Any, list[StoredEvent]]:
         """The state after ``version`` and the events folded to reach it (the last one is event ``version``)."""
-        decider = game.decider
+        rules = game.rules
         every = self.snapshot_every
         top = (version // every) * every
         # The nearest snapshot at or below, or a few below it (a replay model still catching up on a live game).
         bases = [b for b in range(top, max(0, top - 4 * every), -every) if b > 0]
         snaps = self.r.hmget(self.keys.replay_snaps(game.game_id), bases) if bases else []
-        state, start = decider.initial_state(), 0
+        state, start = rules.initial_state(), 0
         for base, snap in zip(bases, snaps, strict=True):
             if snap is not None:
-                state, start = decider.restore(snap), base
+                state, start = rules.restore(snap), base
                 break
         # Fetch from ``start`` (or the event itself when the snapshot sits on it) to show event ``version``.
         events = self.events(game, min(start + 1, max(version, 1)), version)
-        state, _ = self.repo.fold(decider, state, start, ((e.version, e.data) for e in events), game_id=game.game_id)
+        state, _ = self.repo.fold(rules, state, start, ((e.version, e.data) for e in events), game_id=game.game_id)
         if version >= 1 and (not events or events[-1].version != version):
             raise BadVersion(f"event {version} of game {game.game_id} is not in the store")
         return state, events

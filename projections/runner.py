@@ -10,7 +10,7 @@ the model's checkpoint for that game and moves it in the same atomic step. Only 
 * Nothing lost: an event above checkpoint + 1 (a feed trimmed while the model was away, or a rebuild) makes the
   worker read the missing events from the event store, which is the truth; the feed is only the notification.
 * A worker that restarts first re-reads its own pending entries, and claims those another consumer left idle.
-* A game that fails (an event its decider cannot fold) is logged and skipped; its next event retries it.
+* A game that fails (an event its rules cannot fold) is logged and skipped; its next event retries it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from projections.store import Ops, ProjectionScripts, RMKeys, group_of
 from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
 from services.bus.keys import Layout
 from services.log import get_logger
-from services.store.repository import GameRepository, registry_rules
+from services.store.repository import GameLookup, GameRepository, registry_game
 
 __all__ = ["FeedEvent", "FoldCache", "ProjectionWorker", "RunnerConfig"]
 
@@ -71,7 +71,7 @@ class ProjectionWorker:
         layout: Layout | None = None,
         config: RunnerConfig | None = None,
         consumer: str = "main",
-        rules_for: Callable[[str], Any] = registry_rules,
+        games: GameLookup = registry_game,
         fold_cache: FoldCache | None = None,
     ) -> None:
         self.r = client
@@ -86,7 +86,7 @@ class ProjectionWorker:
         self.lags: deque[float] = deque(maxlen=self.cfg.lag_samples)
         """Milliseconds from an event's commit to its write in this model (live events only)."""
         self.stats: dict[str, int] = {"events": 0, "duplicates": 0, "backfilled": 0, "stale": 0, "failed": 0}
-        self.repo = GameRepository(client, self.layout, rules_for=rules_for)
+        self.repo = GameRepository(client, self.layout, games=games)
         self.contexts = GameContexts(
             client, self.keys, model.name, self.repo, cache_size=self.cfg.cache_size,
             backfill_chunk=self.cfg.backfill_chunk, fold_cache=fold_cache, stats=self.stats,

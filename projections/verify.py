@@ -1,7 +1,7 @@
 """Verification: re-run a game's recorded commands through the current rules and compare the events.
 
 The recorded commands (the event store's command log, archive included) are replayed in their order, each
-with the seat that sent it, from ``decider.start(players, settings, seed)``; the events this produces are
+with the seat that sent it, from ``rules.start(players, settings, seed)``; the events this produces are
 compared, version by version and as JSON, with the recorded ones. Every event that differs is reported with
 the command behind it on each side. A dispute, or a change of the rules code, thus shows exactly which games
 (and which moves of them) would have gone differently.
@@ -13,7 +13,6 @@ refused now, or another rejection code) is listed under ``outcome_changes`` as w
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,7 @@ from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
 from services.store.eventstore import StoredCommand
-from services.store.repository import GameRepository, UnknownGame, UnknownRules, registry_rules
+from services.store.repository import GameLookup, GameRepository, UnknownGame, UnknownRules, registry_game
 
 SERVICE_CODES = frozenset(
     {
@@ -43,7 +42,7 @@ SERVICE_CODES = frozenset(
 
 
 class VerifyError(Exception):
-    """The game cannot be verified (unknown game, no decider for its name)."""
+    """The game cannot be verified (unknown game, no rules for its name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,19 +64,17 @@ def _command_doc(cmd: StoredCommand | None) -> dict[str, Any] | None:
     }
 
 
-def _norm(event: Event) -> dict[str, Any]:
+def _norm(rules: Any, event: Event) -> dict[str, Any]:
     # Through JSON, like the recorded side (tuples become lists, enums strings).
-    return orjson.loads(event.to_json())
+    return orjson.loads(rules.encode_event_bytes(event))
 
 
-def verify_game(
-    client: redis.Redis, layout: Layout, game_id: str, rules_for: Callable[[str], Any] = registry_rules
-) -> dict[str, Any]:
+def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLookup = registry_game) -> dict[str, Any]:
     """The verification report of one game (see the module docstring and ``projections.api.ReadModels``)."""
-    repo = GameRepository(client, layout, rules_for=rules_for)
+    repo = GameRepository(client, layout, games=games)
     try:
         meta = repo.meta(game_id)
-        decider = repo.rules(meta)
+        rules = repo.game(meta).rules
     except UnknownRules as exc:
         raise VerifyError(f"no rules for game name {exc.name!r}") from None
     except UnknownGame:
@@ -91,11 +88,11 @@ def verify_game(
     made: list[_Made] = []
     outcome_changes: list[dict[str, Any]] = []
     errors: list[str] = []
-    state = decider.initial_state()
+    state = rules.initial_state()
     try:
-        for event in decider.start(players, settings, seed):
-            made.append(_Made(_norm(event), create))
-            state = decider.evolve(state, event)
+        for event in rules.start(players, settings, seed):
+            made.append(_Made(_norm(rules, event), create))
+            state = rules.evolve(state, event)
     except Exception as exc:  # the current rules cannot even open it: every event differs
         errors.append(f"start failed: {exc!r}")
     if not log:
@@ -112,10 +109,10 @@ def verify_game(
         try:
             if payload is None or cmd.seat is None:
                 raise ValueError("the logged command is not a JSON object with a seat")
-            command = decider.parse_command({**payload, "seat": cmd.seat})
-            result: list[Event] | Rejection = decider.decide(state, command)
+            command = rules.parse_command({**payload, "seat": cmd.seat})
+            result: list[Event] | Rejection = rules.decide(state, command)
         except Exception as exc:
-            # bad_command now (and maybe then); a decider that raises is a difference too.
+            # bad_command now (and maybe then); rules that raise are a difference too.
             result = Rejection(code=env_mod.BAD_COMMAND, message=str(exc)[:300])
         now_code = result.code if isinstance(result, Rejection) else None
         if (cmd.accepted and now_code is not None) or (not cmd.accepted and now_code != code):
@@ -129,8 +126,8 @@ def verify_game(
         if isinstance(result, Rejection):
             continue
         for event in result:
-            made.append(_Made(_norm(event), cmd))
-            state = decider.evolve(state, event)
+            made.append(_Made(_norm(rules, event), cmd))
+            state = rules.evolve(state, event)
 
     differences: list[dict[str, Any]] = []
     for i in range(max(len(recorded), len(made))):
@@ -163,7 +160,7 @@ def verify_game(
         "game_id": game_id,
         "name": meta.name,
         "rules_version_recorded": meta.rules_version or None,
-        "rules_version_now": getattr(decider, "rules_version", None),
+        "rules_version_now": rules.rules_version,
         "commands": len([c for c in log if c.kind == "cmd"]),
         "commands_replayed": replayed,
         "events_recorded": len(recorded),

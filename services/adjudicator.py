@@ -7,7 +7,7 @@ Input, one JSON object per line (blank lines are skipped but keep their line num
     ...
 
 The first line is the game header (``settings`` and ``seed`` may be left out: ``{}`` and 0); every further line
-is one command as documented in ``services/rules/shadow/COMMANDS.md``.
+is one command of that game (for In the Shadow of the Emperor: ``services/rules/shadow/COMMANDS.md``).
 
 Output, one JSON object per line: the opening events, then for every command line its events or its rejection::
 
@@ -33,9 +33,9 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from events.base import Event, Rejection, summarize_validation_error
-from services.rules.decider import Decider
-from services.rules.registry import game_names, get_decider
+from events.base import Rejection, summarize_validation_error
+from services.rules.contract import Event, GamePlugin
+from services.rules.registry import game_names, get_game
 
 NOT_JSON = "not_json"
 BAD_COMMAND = "bad_command"
@@ -55,7 +55,7 @@ class Adjudicator:
     """One game refereed line by line; ``feed`` returns the output records of one input line."""
 
     def __init__(self) -> None:
-        self.decider: Decider | None = None
+        self.game: GamePlugin | None = None
         self.state: Any = None
         self.version = 0
         self.players: tuple[str, ...] = ()
@@ -63,15 +63,16 @@ class Adjudicator:
     @property
     def started(self) -> bool:
         """Whether the header line started a game."""
-        return self.decider is not None
+        return self.game is not None
 
     def _events(self, line: int, events: list[Event]) -> list[dict[str, Any]]:
-        assert self.decider is not None
+        assert self.game is not None
+        rules = self.game.rules
         out = []
         for event in events:
-            self.state = self.decider.evolve(self.state, event)
+            self.state = rules.evolve(self.state, event)
             self.version += 1
-            out.append({"line": line, "version": self.version, "event": event.to_dict()})
+            out.append({"line": line, "version": self.version, "event": rules.encode_event(event)})
         return out
 
     def header(self, line: int, text: str | bytes) -> list[dict[str, Any]]:
@@ -97,20 +98,21 @@ class Adjudicator:
             return [_rejection(line, BAD_HEADER, '"settings" must be a JSON object')]
         if not isinstance(seed, int) or isinstance(seed, bool):
             return [_rejection(line, BAD_HEADER, '"seed" must be an integer')]
-        decider = get_decider(name)
+        game = get_game(name)
         try:
-            events = decider.start(players, settings, seed)
+            events = game.rules.start(players, settings, seed)
         except ValidationError as exc:
             return [_rejection(line, BAD_HEADER, f"bad settings: {summarize(exc)}")]
         except (ValueError, TypeError) as exc:
             return [_rejection(line, BAD_HEADER, str(exc)[:300])]
-        self.decider, self.players = decider, tuple(players)
-        self.state = decider.initial_state()
+        self.game, self.players = game, tuple(players)
+        self.state = game.rules.initial_state()
         return self._events(line, events)
 
     def command(self, line: int, text: str | bytes) -> list[dict[str, Any]]:
         """Referee one command line."""
-        assert self.decider is not None, "the header comes first"
+        assert self.game is not None, "the header comes first"
+        rules = self.game.rules
         try:
             data = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
@@ -118,26 +120,27 @@ class Adjudicator:
         if not isinstance(data, dict):
             return [_rejection(line, BAD_COMMAND, "a command must be a JSON object")]
         try:
-            command = self.decider.parse_command(data)
+            command = rules.parse_command(data)
         except ValidationError as exc:
             return [_rejection(line, BAD_COMMAND, summarize(exc))]
         except (ValueError, TypeError, KeyError) as exc:
             return [_rejection(line, BAD_COMMAND, str(exc)[:300])]
-        result = self.decider.decide(self.state, command)
+        result = rules.decide(self.state, command)
         if isinstance(result, Rejection):
             return [_rejection(line, result.code, result.message, result.rulings)]
         return self._events(line, result)
 
     def final(self) -> dict[str, Any]:
         """The closing record: version, whether the game is over, its result and the spectator view."""
-        if self.decider is None:
+        if self.game is None:
             return {"final": None}
+        rules = self.game.rules
         return {
             "final": {
                 "version": self.version,
-                "over": self.decider.is_over(self.state),
-                "result": self.decider.result(self.state),
-                "view": self.decider.view(self.state, None),
+                "over": rules.is_over(self.state),
+                "result": rules.result(self.state),
+                "view": self.game.presenter.view(self.state, None),
             }
         }
 

@@ -6,7 +6,8 @@ Prints figures line by line; the LAST line is one JSON object with every figure,
 
 A section is a function ``(ctx) -> dict`` whose dict is merged into that JSON. Sections from modules that do not
 exist yet are skipped: ``services.bench_service`` may define ``SECTIONS`` (a list of such functions) or
-``bench(ctx)``; it is picked up when present. Each section prints its own figures through ``ctx.say``.
+``bench(ctx)``; it is picked up when present. The game measured (``--game``, default: the first installed game)
+adds its own sections (``GamePlugin.bench_sections``). Each section prints its own figures through ``ctx.say``.
 """
 
 from __future__ import annotations
@@ -24,15 +25,15 @@ from typing import Any, TextIO
 
 import orjson
 
-from events.base import Command, Event, Rejection
+from events.base import Rejection
 from services.bots.random_bot import choose
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.rules.contract import Command, Event, GamePlugin, GameRules
+from services.rules.legacy import LegacyDecider
+from services.rules.registry import default_game, get_decider, get_game
 
-NAMES = ("Red", "Green", "Blue", "Yellow")
+NAMES = ("Red", "Green", "Blue", "Yellow", "Purple", "Orange")
 OPTIONAL_SECTION_MODULES = (
     "services.bench_service",
-    "services.bots.bench",
     "services.gateway.bench",
     "projections.bench",
 )
@@ -53,13 +54,28 @@ class RecordedGame:
 
 @dataclass
 class Context:
-    """What sections share: the decider, sample sizes, recorded games and the output."""
+    """What sections share: the game measured, sample sizes, recorded games and the output."""
 
-    decider: Decider
+    game: GamePlugin
     games: int = 40
     seed: int = 1
     out: TextIO = field(default_factory=lambda: sys.stdout)
     recorded: list[RecordedGame] = field(default_factory=list)
+
+    @property
+    def rules(self) -> GameRules[Any]:
+        """The rules of the game measured."""
+        return self.game.rules
+
+    @property
+    def players(self) -> int:
+        """Seats of the games played: as many as the game takes (at most the names we have)."""
+        return min(self.game.rules.capabilities.max_players, len(NAMES))
+
+    @property
+    def decider(self) -> LegacyDecider:
+        """Deprecated (issue [2/7]): the game behind the old Decider interface, for sections not migrated."""
+        return get_decider(self.game.name)
 
     def say(self, line: str) -> None:
         """Print one figure line."""
@@ -69,48 +85,42 @@ class Context:
 Section = Callable[[Context], dict[str, Any]]
 
 
-def play_random_game(decider: Decider, seed: int, players: int = 4) -> RecordedGame:
-    """One seeded random game, recorded (decide + evolve in one pass when the decider offers ``execute``)."""
-    opening = decider.start(NAMES[:players], {}, seed)
-    state = decider.initial_state()
+def play_random_game(rules: GameRules[Any], seed: int, players: int = 4) -> RecordedGame:
+    """One seeded random game, recorded (decide + evolve in one call: ``execute``)."""
+    opening = rules.start(NAMES[:players], {}, seed)
+    state = rules.initial_state()
     for event in opening:
-        state = decider.evolve(state, event)
+        state = rules.evolve(state, event)
     rng = random.Random(seed)
-    execute = getattr(decider, "execute", None)
     moves: list[tuple[Command, list[Event]]] = []
-    while not decider.is_over(state):
-        command = choose(decider, state, decider.awaited(state)[0], rng)
+    while not rules.is_over(state):
+        command = choose(rules, state, rules.awaited(state)[0], rng)
         assert command is not None
-        if execute is not None:
-            result = execute(state, command)
-            if isinstance(result, Rejection):
-                raise RuntimeError(f"legal command rejected: {result}")
-            events, state = result
-        else:
-            events = decider.decide(state, command)
-            if isinstance(events, Rejection):
-                raise RuntimeError(f"legal command rejected: {events}")
-            for event in events:
-                state = decider.evolve(state, event)
+        result = rules.execute(state, command)
+        if isinstance(result, Rejection):
+            raise RuntimeError(f"legal command rejected: {result}")
+        events, state = result
         moves.append((command, events))
     return RecordedGame(opening, moves)
 
 
 def section_engine_games(ctx: Context) -> dict[str, Any]:
-    """Complete random 4-player games per second on one core (bot choice included)."""
-    play_random_game(ctx.decider, ctx.seed - 1)  # warm-up (imports, caches)
+    """Complete random games (of the most players the game takes, up to 6) per second on one core (bot choice
+    included)."""
+    rules, players = ctx.rules, ctx.players
+    play_random_game(rules, ctx.seed - 1, players)  # warm-up (imports, caches)
     t0 = time.perf_counter()
     for i in range(ctx.games):  # the games are dropped as they end: the timing holds no growing heap
-        play_random_game(ctx.decider, ctx.seed + i)
+        play_random_game(rules, ctx.seed + i, players)
     elapsed = time.perf_counter() - t0
-    ctx.recorded = [play_random_game(ctx.decider, ctx.seed + i) for i in range(ctx.games)]
+    ctx.recorded = [play_random_game(rules, ctx.seed + i, players) for i in range(ctx.games)]
     gc.collect()
     gc.freeze()  # the recorded games are read-only from here: keep the collector off them
     commands = sum(len(g.moves) for g in ctx.recorded)
     events = sum(len(g.events) for g in ctx.recorded)
     rate = ctx.games / elapsed
     ctx.say(
-        f"engine: {ctx.games} random 4-player games in {elapsed:.2f} s = {rate:.1f} games/s "
+        f"engine: {ctx.games} random {players}-player games in {elapsed:.2f} s = {rate:.1f} games/s "
         f"({commands / ctx.games:.0f} commands, {events / ctx.games:.0f} events per game)"
     )
     return {
@@ -124,16 +134,16 @@ def section_engine_games(ctx: Context) -> dict[str, Any]:
 
 def section_fold(ctx: Context) -> dict[str, Any]:
     """Folding every event of the recorded games from scratch with ``evolve``."""
-    decider = ctx.decider
+    rules = ctx.rules
     streams = [g.events for g in ctx.recorded]
     total = sum(len(s) for s in streams)
     elapsed = float("inf")
     for _ in range(3):  # best of three
         t0 = time.perf_counter()
         for stream in streams:
-            state = decider.initial_state()
+            state = rules.initial_state()
             for event in stream:
-                state = decider.evolve(state, event)
+                state = rules.evolve(state, event)
         elapsed = min(elapsed, time.perf_counter() - t0)
     rate = total / elapsed
     ctx.say(f"fold: {total} events of {len(streams)} games in {elapsed:.2f} s = {rate:,.0f} events/s")
@@ -142,19 +152,19 @@ def section_fold(ctx: Context) -> dict[str, Any]:
 
 def section_decide(ctx: Context) -> dict[str, Any]:
     """Latency of ``decide`` alone over every command of the recorded games (state before it, precomputed)."""
-    decider = ctx.decider
+    rules = ctx.rules
     samples: list[float] = []
     clock = time.perf_counter_ns
     for game in ctx.recorded:
-        state = decider.initial_state()
+        state = rules.initial_state()
         for event in game.opening:
-            state = decider.evolve(state, event)
+            state = rules.evolve(state, event)
         for command, events in game.moves:
             t0 = clock()
-            decider.decide(state, command)
+            rules.decide(state, command)
             samples.append((clock() - t0) / 1000)
             for event in events:
-                state = decider.evolve(state, event)
+                state = rules.evolve(state, event)
     samples.sort()
     p50 = statistics.median(samples)
     p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
@@ -164,11 +174,11 @@ def section_decide(ctx: Context) -> dict[str, Any]:
 
 def section_codec(ctx: Context) -> dict[str, Any]:
     """JSON round trip of recorded events (what the store and the bus pay per event)."""
-    decider = ctx.decider
+    rules = ctx.rules
     events = [e for g in ctx.recorded[:5] for e in g.events]
     t0 = time.perf_counter()
     for event in events:
-        decider.parse_event(event.to_json())
+        rules.parse_event(rules.encode_event_bytes(event))
     elapsed = time.perf_counter() - t0
     rate = len(events) / elapsed
     ctx.say(f"codec: {len(events)} events serialized and parsed back in {elapsed:.2f} s = {rate:,.0f} events/s")
@@ -195,8 +205,9 @@ def section_machine(ctx: Context) -> dict[str, Any]:
 SECTIONS: list[Section] = [section_machine, section_engine_games, section_fold, section_decide, section_codec]
 
 
-def optional_sections() -> list[Section]:
-    """Sections of modules that exist (e.g. ``services.bench_service``); missing ones are skipped."""
+def optional_sections(game: GamePlugin | None = None) -> list[Section]:
+    """Sections of modules that exist (e.g. ``services.bench_service``; missing ones are skipped), then the
+    game's own (``GamePlugin.bench_sections``)."""
     found: list[Section] = []
     for name in OPTIONAL_SECTION_MODULES:
         try:
@@ -209,14 +220,20 @@ def optional_sections() -> list[Section]:
         if sections is None and callable(getattr(module, "bench", None)):
             sections = [module.bench]
         found.extend(sections or [])
+    if game is not None:
+        found.extend(game.bench_sections)
     return found
 
 
 def run(ctx: Context, sections: list[Section] | None = None) -> dict[str, Any]:
     """Run the sections in order; a failing optional section is reported and skipped."""
-    figures: dict[str, Any] = {"python": platform.python_version(), "rules_version": ctx.decider.rules_version}
+    figures: dict[str, Any] = {
+        "python": platform.python_version(),
+        "game": ctx.game.name,
+        "rules_version": ctx.rules.rules_version,
+    }
     core = SECTIONS if sections is None else sections
-    extra = optional_sections() if sections is None else []
+    extra = optional_sections(ctx.game) if sections is None else []
     for section in core:
         figures.update(section(ctx))
     for section in extra:
@@ -228,9 +245,11 @@ def run(ctx: Context, sections: list[Section] | None = None) -> dict[str, Any]:
     return figures
 
 
-def main(quick: bool = False, out: TextIO | None = None) -> dict[str, Any]:
-    """Print the figures, then the JSON line. ``quick``: small samples (seconds, for tests)."""
-    ctx = Context(decider=get_decider("shadow"), games=3 if quick else 200, out=out or sys.stdout)
+def main(quick: bool = False, out: TextIO | None = None, game: str | None = None) -> dict[str, Any]:
+    """Print the figures of ``game`` (None: the default game), then the JSON line. ``quick``: small samples
+    (seconds, for tests)."""
+    plugin = get_game(game or default_game())
+    ctx = Context(game=plugin, games=3 if quick else 200, out=out or sys.stdout)
     figures = run(ctx)
     print(orjson.dumps(figures).decode(), file=ctx.out, flush=True)
     return figures

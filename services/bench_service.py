@@ -20,7 +20,7 @@ def bench(ctx: Any) -> dict[str, Any]:
     """Measure the service; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
     configure("warning")
     quick = getattr(ctx, "games", 200) < 20
-    game = getattr(getattr(ctx, "decider", None), "name", "shadow")
+    game = ctx.game.name
     scripts = perf.record_games(game, 6 if quick else 40, seed=getattr(ctx, "seed", 1))
     figures: dict[str, Any] = {}
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:

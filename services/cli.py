@@ -1,8 +1,8 @@
 """The ``throne`` command line.
 
-    throne demo [--seed N] [--players 4] [--engine]
+    throne demo [--game G] [--seed N] [--players N] [--engine]
     throne adjudicate [INPUT] [-o OUTPUT] [--final-view]
-    throne play [--seat 0] [--players 4] [--bots heuristic|random] [--seed N] [--local]
+    throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--local]
     throne replay GAME [--version V] [--seat S] [--board]
     throne audit GAME [VERSION] [--json]
     throne verify GAME [--json]
@@ -10,7 +10,9 @@
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
-``python -m services.cli ...`` does the same.
+``python -m services.cli ...`` does the same. ``--game`` defaults to env ``THRONE_GAME``, else the first
+installed game (services/rules/registry.py); ``--players`` to as many as the game takes, ``--bots`` to the
+game's own default bot.
 """
 
 from __future__ import annotations
@@ -45,15 +47,37 @@ def _call_with_supported(fn: Callable[..., Any], **kwargs: Any) -> Any:
     return fn(**{k: v for k, v in kwargs.items() if k in params})
 
 
+def _known_game(name: str | None, prog: str) -> str | None:
+    """``name`` (None: the default game) if such a game is installed; else None, after saying so."""
+    from services.rules.registry import UnknownGame, default_game, game_names
+
+    try:
+        name = name or default_game()
+    except UnknownGame:
+        print(f"{prog}: no game is installed (the throne.games entry points)", file=sys.stderr)
+        return None
+    if name not in game_names():
+        print(f"{prog}: no game {name!r} (known: {', '.join(game_names())})", file=sys.stderr)
+        return None
+    return name
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """A complete seeded game between random bots, move by move, then the result."""
+    game = _known_game(args.game, "throne demo")
+    if game is None:
+        return 2
     run_demo = None if args.engine else _streams_demo()
-    if run_demo is not None:
-        _call_with_supported(run_demo, seed=args.seed, out=out, players=args.players)
-        return 0
-    from services.engine_demo import play
+    try:
+        if run_demo is not None:
+            _call_with_supported(run_demo, seed=args.seed, out=out, players=args.players, game=game)
+            return 0
+        from services.engine_demo import play
 
-    play(seed=args.seed, players=args.players, out=out)
+        play(seed=args.seed, players=args.players, out=out, game=game)
+    except ValueError as exc:  # a player count the game is not played with
+        print(f"throne demo: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -80,29 +104,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark (``services.bench``)."""
     from services import bench
 
-    bench.main(quick=args.quick)
+    game = _known_game(args.game, "throne bench")
+    if game is None:
+        return 2
+    bench.main(quick=args.quick, game=game)
     return 0
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """A person plays in the terminal against bots."""
-    from services.bots.kinds import bot_kinds
-    from services.client import GameNotCreated
+    from services.bots.kinds import bot_kinds, default_bot
+    from services.bus.client import GameNotCreated
+    from services.engine_demo import player_names
     from services.log import configure
     from services.play import play
-    from services.rules.registry import game_names
+    from services.rules.registry import get_game
 
     configure("warning")  # the game goes to stdout; the service's JSON logs only for trouble
-    if args.game not in game_names():
-        print(f"throne play: no game {args.game!r} (known: {', '.join(game_names())})", file=sys.stderr)
+    game = _known_game(args.game, "throne play")
+    if game is None:
         return 2
-    if args.bots not in bot_kinds(args.game) or not 0 <= args.seat < args.players:
-        print(f"throne play: --bots must be one of {', '.join(bot_kinds(args.game))} and --seat in "
-              f"0..{args.players - 1}", file=sys.stderr)  # fmt: skip
+    try:
+        players = len(player_names(get_game(game), args.players))
+    except ValueError as exc:
+        print(f"throne play: {exc}", file=sys.stderr)
+        return 2
+    bots = args.bots or default_bot(game)
+    if bots not in bot_kinds(game) or not 0 <= args.seat < players:
+        print(f"throne play: --bots must be one of {', '.join(bot_kinds(game))} and --seat in "
+              f"0..{players - 1}", file=sys.stderr)  # fmt: skip
         return 2
     try:
         result = play(
-            game=args.game, players=args.players, seat=args.seat, seed=args.seed, bots=args.bots,
+            game=game, players=players, seat=args.seat, seed=args.seed, bots=bots,
             local=True if args.local else None, inp=sys.stdin, out=out, timeout=args.timeout,
         )  # fmt: skip
     except GameNotCreated as exc:
@@ -242,7 +276,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of ``throne``."""
-    p = argparse.ArgumentParser(prog="throne", description="Event-sourced referee for In the Shadow of the Emperor.")
+    p = argparse.ArgumentParser(prog="throne", description="Event-sourced referee for board games.")
+    game_default = os.environ.get("THRONE_GAME") or None
+    game_help = "the game's name in the registry (default: env THRONE_GAME, else the first installed game)"
     sub = p.add_subparsers(
         dest="command",
         required=True,
@@ -250,8 +286,9 @@ def parser() -> argparse.ArgumentParser:
     )
 
     demo = sub.add_parser("demo", help="play a complete seeded game between random bots and print it")
+    demo.add_argument("--game", default=game_default, help=game_help)
     demo.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
-    demo.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="number of bots (default 4)")
+    demo.add_argument("--players", type=int, default=None, help="number of bots (default: the most the game takes)")
     demo.add_argument(
         "--engine", action="store_true", help="play on the rules engine alone, without the Redis streams service"
     )
@@ -264,10 +301,10 @@ def parser() -> argparse.ArgumentParser:
     )
 
     play = sub.add_parser("play", help="play a game in the terminal against bots")
-    play.add_argument("--game", default="shadow", help="the game's name in the registry (default shadow)")
-    play.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="seats, yours included (default 4)")
-    play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: the first Emperor)")
-    play.add_argument("--bots", default="heuristic", help="the other seats' bot kind: heuristic (default) or random")
+    play.add_argument("--game", default=game_default, help=game_help)
+    play.add_argument("--players", type=int, default=None, help="seats, yours included (default: the most it takes)")
+    play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
+    play.add_argument("--bots", default=None, help="the other seats' bot kind (default: the game's own default bot)")
     play.add_argument("--seed", type=int, default=None, help="the game's seed (default: drawn at random)")
     play.add_argument(
         "--local", action="store_true", help="a rules worker and the bots in this process (always without REDIS_URL)"
@@ -315,6 +352,7 @@ def parser() -> argparse.ArgumentParser:
         one.add_argument("id", help="the dead letter's entry id, as listed")
 
     bench = sub.add_parser("bench", help="measure the engine (and the service, when available)")
+    bench.add_argument("--game", default=game_default, help=game_help)
     bench.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
     return p
 

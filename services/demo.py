@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from events.base import Command, Event
 from services.bots.random_bot import choose
 from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
 from services.client import ServiceClient
-from services.engine_demo import NAMES, QUIET, describe, format_command
+from services.engine_demo import format_command, narrated, player_names
 from services.log import configure
-from services.rules.registry import get_decider
+from services.rules.contract import Command, Event
+from services.rules.registry import default_game, get_game
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 
@@ -48,51 +48,55 @@ def play_through_streams(
 ) -> PlayedGame:
     """Create a game and let one seeded random bot per seat play it to its end through the service.
 
-    Each bot sees the game only through its event stream (folded with the decider) and sends each command
+    Each bot sees the game only through its event stream (folded with the game's rules) and sends each command
     with the version it saw. A refused command is an error: random bots only pick legal commands.
     """
-    decider = get_decider(game)
+    rules = get_game(game).rules
     new = client.create_game(game, names, seed=seed, timeout=timeout)
     rngs = [random.Random(f"bot:{seed}:{seat}") for seat in range(len(names))]  # one bot per seat
-    state = decider.initial_state()
+    state = rules.initial_state()
     version = 0
     commands = 0
 
     def catch_up() -> None:
         nonlocal state, version
         for stored in client.read_events(new.game_id, after=version):
-            event = decider.parse_event(stored.data)
-            state = decider.evolve(state, event)
+            event = rules.parse_event(stored.data)
+            state = rules.evolve(state, event)
             version = stored.version
             on_event(event)
 
     catch_up()
-    while not decider.is_over(state):
-        seat = decider.awaited(state)[0]
-        command = choose(decider, state, seat, rngs[seat])
+    while not rules.is_over(state):
+        seat = rules.awaited(state)[0]
+        command = choose(rules, state, seat, rngs[seat])
         if command is None:
             raise RuntimeError(f"seat {seat} is awaited but has no legal command")
         on_command(command)
-        outcome = client.send(
-            new.game_id, seat, new.tokens[seat], command.to_dict(), expected_version=version, timeout=timeout
-        )
+        payload = rules.encode_command(command)
+        outcome = client.send(new.game_id, seat, new.tokens[seat], payload, expected_version=version, timeout=timeout)
         if not outcome.accepted:
             raise RuntimeError(f"the service refused a legal command: {outcome}")
         commands += 1
         catch_up()
-    return PlayedGame(new.game_id, decider.result(state), commands, version, state)
+    return PlayedGame(new.game_id, rules.result(state), commands, version, state)
 
 
-def run_demo(seed: int = 1, out: TextIO | None = None, players: int = 4, game: str = "shadow") -> dict[str, Any] | None:
-    """Play one seeded game between random bots through the streams, printing it move by move to ``out``.
+def run_demo(
+    seed: int = 1, out: TextIO | None = None, players: int | None = None, game: str | None = None
+) -> dict[str, Any] | None:
+    """Play one seeded game of ``game`` (None: the default game) between random bots through the streams,
+    printing it move by move to ``out``.
 
     A rules worker runs in this process (on the embedded fakeredis unless REDIS_URL is set). Returns the
-    decider's result. The same seed gives the same game.
+    game's result. The same seed gives the same game.
     """
     out = out or sys.stdout
     configure("warning")  # the game goes to ``out``; the service's JSON logs only for trouble (stderr)
-    decider = get_decider(game)
-    names = list(NAMES[:players])
+    plugin = get_game(game or default_game())
+    game = plugin.name
+    names = player_names(plugin, players)
+    players = len(names)
     layout = Layout.from_env()
     redis_client = connect()
     worker = RulesWorker(redis_client, range(layout.shards), layout=layout, config=WorkerConfig(block_ms=20))
@@ -101,19 +105,17 @@ def run_demo(seed: int = 1, out: TextIO | None = None, players: int = 4, game: s
     thread.start()
     started = time.monotonic()
     where = "embedded fakeredis" if is_embedded(redis_client) else "Redis at REDIS_URL"
-    print(f"# {game} (rules {decider.rules_version}), {players} random bots, seed {seed}, through {where}", file=out)
+    print(
+        f"# {game} (rules {plugin.rules.rules_version}), {players} random bots, seed {seed}, through {where}", file=out
+    )
     try:
         played = play_through_streams(
             ServiceClient(connect(), layout),
             game,
             names,
             seed,
-            on_command=lambda c: print(format_command(c, names), file=out),
-            on_event=lambda e: (
-                None
-                if e.type in QUIET  # type: ignore[attr-defined]
-                else print(f"  {describe(decider, e, names)}", file=out)
-            ),
+            on_command=lambda c: print(format_command(plugin, c, names), file=out),
+            on_event=lambda e: _tell(narrated(plugin, e, names), out),
         )
     finally:
         stop.set()
@@ -122,3 +124,8 @@ def run_demo(seed: int = 1, out: TextIO | None = None, players: int = 4, game: s
     print(f"# result: {played.result}", file=out)
     print(f"# {played.commands} commands, {played.version} events, {elapsed:.1f}s through the streams", file=out)
     return played.result
+
+
+def _tell(line: str | None, out: TextIO) -> None:
+    if line is not None:
+        print(f"  {line}", file=out)

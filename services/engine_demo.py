@@ -1,8 +1,8 @@
-"""The engine-only demo: a complete seeded game between random bots, played on the decider alone (no Redis).
+"""The engine-only demo: a complete seeded game between random bots, played on the rules alone (no Redis).
 
 Each command is printed as ``Red: BuyPermit couple=False electorate=mainz`` followed by the events it caused, in
-plain words (``decider.describe``). ``DecisionRequested`` events are left out: the next command line shows who
-answered. The same seed always gives the same game.
+plain words (the game presenter's ``describe``); the event types the presenter calls quiet (``quiet_events``,
+e.g. a request for the next decision) are left out. The same seed always gives the same game.
 """
 
 from __future__ import annotations
@@ -11,18 +11,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from events.base import Command, Event, Rejection
+from events.base import Rejection
 from services.bots.random_bot import RandomBot
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.rules.contract import Command, Event, GamePlugin
+from services.rules.registry import default_game, get_game
 
-NAMES = ("Red", "Green", "Blue", "Yellow")
-QUIET = frozenset({"DecisionRequested"})
+NAMES = ("Red", "Green", "Blue", "Yellow", "Purple", "Orange")
 
 
-def format_command(command: Command, players: Sequence[str]) -> str:
+def format_command(plugin: GamePlugin, command: Command, players: Sequence[str]) -> str:
     """``Red: BuyPermit couple=False electorate=mainz`` (fields left unset are not shown)."""
-    data = command.to_dict()
+    data = dict(plugin.rules.encode_command(command))
     seat = data.pop("seat")
     kind = data.pop("type", type(command).__name__)
     args = " ".join(f"{k}={v}" for k, v in data.items() if v is not None)
@@ -30,64 +29,83 @@ def format_command(command: Command, players: Sequence[str]) -> str:
     return f"{who}: {kind}" + (f" {args}" if args else "")
 
 
-def describe(decider: Decider, event: Event, players: Sequence[str]) -> str:
-    """An event in plain words (with player names when the decider accepts them)."""
-    try:
-        return decider.describe(event, players)  # type: ignore[call-arg]
-    except TypeError:
-        return decider.describe(event)
+def narrated(plugin: GamePlugin, event: Event, players: Sequence[str]) -> str | None:
+    """An event in plain words for a move-by-move narration, or None for an event the presenter calls quiet."""
+    if event.type in plugin.presenter.quiet_events:
+        return None
+    return plugin.presenter.describe(event, players)
+
+
+def player_names(plugin: GamePlugin, players: int | None) -> list[str]:
+    """``players`` names for the game (None: as many as the game takes, at most the names we have)."""
+    caps = plugin.rules.capabilities
+    count = min(caps.max_players, len(NAMES)) if players is None else players
+    if not caps.min_players <= count <= min(caps.max_players, len(NAMES)):
+        raise ValueError(f"{plugin.name} is played by {caps.min_players} to {caps.max_players} players")
+    return list(NAMES[:count])
 
 
 def play(
-    seed: int = 1, players: int = 4, game: str = "shadow", out: TextIO | None = None, max_commands: int = 100_000
+    seed: int = 1,
+    players: int | None = None,
+    game: str | None = None,
+    out: TextIO | None = None,
+    max_commands: int = 100_000,
 ) -> dict[str, Any]:
-    """Play one seeded random game, printing it to ``out`` (None: silent). Returns the decider's result."""
-    if not 2 <= players <= len(NAMES):
-        raise ValueError(f"players must be between 2 and {len(NAMES)}")
-    decider = get_decider(game)
-    names = NAMES[:players]
+    """Play one seeded random game of ``game`` (None: the default game), printing it to ``out`` (None: silent).
+    Returns the game's result and the number of commands."""
+    plugin = get_game(game or default_game())
+    rules = plugin.rules
+    names = player_names(plugin, players)
 
     def say(line: str) -> None:
         if out is not None:
             print(line, file=out)
 
-    say(f"# {game} (rules {decider.rules_version}), {players} random bots, seed {seed}")
-    state = decider.initial_state()
-    for event in decider.start(names, {}, seed):
-        state = decider.evolve(state, event)
-        if event.type not in QUIET:  # type: ignore[attr-defined]
-            say(f"  {describe(decider, event, names)}")
+    def tell(event: Event) -> None:
+        line = narrated(plugin, event, names)
+        if line is not None:
+            say(f"  {line}")
+
+    say(f"# {plugin.name} (rules {rules.rules_version}), {len(names)} random bots, seed {seed}")
+    state = rules.initial_state()
+    for event in rules.start(names, {}, seed):
+        state = rules.evolve(state, event)
+        tell(event)
     bot = RandomBot(seed)
     commands = 0
-    while not decider.is_over(state):
+    while not rules.is_over(state):
         if commands >= max_commands:
             raise RuntimeError(f"the game did not end within {max_commands} commands")
-        seat = decider.awaited(state)[0]
-        command = bot.choose(decider, state, seat)
+        seat = rules.awaited(state)[0]
+        command = bot.choose(rules, state, seat)
         if command is None:
             raise RuntimeError(f"seat {seat} is awaited but has no legal command")
-        events = decider.decide(state, command)
+        events = rules.decide(state, command)
         if isinstance(events, Rejection):  # a legal command is always accepted
             raise RuntimeError(f"{command} was rejected: {events.code}: {events.message}")
         commands += 1
-        say(format_command(command, names))
+        say(format_command(plugin, command, names))
         for event in events:
-            state = decider.evolve(state, event)
-            if event.type not in QUIET:  # type: ignore[attr-defined]
-                say(f"  {describe(decider, event, names)}")
-    result = decider.result(state) or {}
+            state = rules.evolve(state, event)
+            tell(event)
+    result = rules.result(state) or {}
     say("")
     say(f"Game over after {commands} commands.")
     scores = result.get("scores", [])
-    say("Scores: " + ", ".join(f"{names[i]} {v} VP" for i, v in enumerate(scores)))
+    if scores:
+        say("Scores: " + ", ".join(f"{names[i]} {v}" for i, v in enumerate(scores)))
     winners = [names[w] for w in result.get("winners", [])]
-    say(("Shared victory: " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
+    if winners:
+        say(("Shared victory: " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
     return {**result, "commands": commands}
 
 
-def run_engine_demo(seed: int = 1, players: int = 4, out: TextIO | None = None) -> dict[str, Any]:
+def run_engine_demo(
+    seed: int = 1, players: int | None = None, out: TextIO | None = None, game: str | None = None
+) -> dict[str, Any]:
     """The demo on stdout (or ``out``)."""
-    return play(seed=seed, players=players, out=sys.stdout if out is None else out)
+    return play(seed=seed, players=players, game=game, out=sys.stdout if out is None else out)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,8 +1,8 @@
 """``throne play``: a person plays in the terminal against bots, through the streams like any client.
 
-The person's seat gets the board (the decider's ``render_text`` as that seat may see it, else the seat's view
-as JSON) and a numbered menu of its legal commands (the decider's ``label`` for each, else the command's
-JSON); typing a number sends that command with the version the board showed. The other seats are bot seats
+The person's seat gets the board (the game presenter's ``render_text`` as that seat may see it) and a numbered
+menu of its legal commands (the presenter's ``label`` for each); typing a number sends that command with the
+version the board showed. The other seats are bot seats
 of the game (``create_game(..., bots=...)``), played by the bots process.
 
 Where it runs: without REDIS_URL everything is in this process on the embedded fakeredis (a rules worker and a
@@ -19,53 +19,43 @@ from typing import Any, TextIO
 
 import orjson
 
-from events.base import Command, Event
+from services.bots.kinds import default_bot
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.connection import connect, is_embedded
 from services.bus.envelope import STALE_VERSION
 from services.bus.keys import Layout
 from services.client import ServiceClient
-from services.engine_demo import QUIET, describe
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.engine_demo import NAMES, narrated, player_names
+from services.rules.contract import Command, Event, GamePlugin
+from services.rules.registry import default_game, get_game
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
-NAMES = ("Red", "Green", "Blue", "Yellow")
+
+def command_label(plugin: GamePlugin, command: Command, state: Any) -> str:
+    """The presenter's label of a command, else its JSON without the seat."""
+    try:
+        return plugin.presenter.label(command, state)
+    except Exception:  # a label is a nicety: never lose the menu over it
+        data = dict(plugin.rules.encode_command(command))
+        data.pop("seat", None)
+        return orjson.dumps(data).decode()
 
 
-def command_label(decider: Decider, command: Command, state: Any) -> str:
-    """The decider's label of a command, else its JSON without the seat."""
-    label = getattr(decider, "label", None)
-    if label is not None:
-        try:
-            return str(label(command, state))
-        except Exception:  # a label is a nicety: never lose the menu over it
-            pass
-    data = command.to_dict()
-    data.pop("seat", None)
-    return orjson.dumps(data).decode()
+def board_text(plugin: GamePlugin, state: Any, seat: int) -> str:
+    """The board as ``seat`` may see it (the presenter's ``render_text``)."""
+    return plugin.presenter.render_text(state, seat)
 
 
-def board_text(decider: Decider, state: Any, seat: int) -> str:
-    """The board as ``seat`` may see it: the decider's ``render_text``, else its view as indented JSON."""
-    render = getattr(decider, "render_text", None)
-    if render is not None:
-        return str(render(state, seat))
-    return orjson.dumps(decider.view(state, seat), option=orjson.OPT_INDENT_2).decode()
-
-
-def event_line(decider: Decider, event: Event, seat: int, state: Any, names: Sequence[str]) -> str | None:
+def event_line(plugin: GamePlugin, event: Event, seat: int, state: Any, names: Sequence[str]) -> str | None:
     """An event in plain words as ``seat`` may see it (None: not shown). A secret is never printed."""
-    if getattr(event, "type", "") in QUIET:
+    if event.type in plugin.presenter.quiet_events:
         return None
-    redact = getattr(decider, "redact", None)
-    if redact is not None:
-        shown = redact(event, seat, state)
-        if shown is None:
-            return None
-        if isinstance(shown, dict) and shown.get("redacted"):
-            return str(shown.get("summary") or f"{shown.get('type', 'event')} (hidden)")
-    return describe(decider, event, names)
+    shown = plugin.presenter.redact(event, seat, state)
+    if shown is None:
+        return None
+    if shown.get("redacted"):
+        return str(shown.get("summary") or f"{shown.get('type', 'event')} (hidden)")
+    return narrated(plugin, event, names)
 
 
 class _Local:
@@ -90,28 +80,30 @@ class _Local:
 
 def play(
     *,
-    game: str = "shadow",
-    players: int = 4,
+    game: str | None = None,
+    players: int | None = None,
     seat: int = 0,
     seed: int | None = None,
-    bots: str = "heuristic",
+    bots: str | None = None,
     local: bool | None = None,
     inp: TextIO,
     out: TextIO,
     timeout: float = 10.0,
 ) -> dict[str, Any] | None:
-    """Play one game at ``seat`` against bots of kind ``bots``, reading choices from ``inp``.
+    """Play one game of ``game`` (None: the default game) at ``seat`` against bots of kind ``bots`` (None: the
+    game's default bot), reading choices from ``inp``; ``players`` None: as many as the game takes.
 
     Returns the result once the game is over; None when the person quits (``q`` or end of input), when no
     rules worker answers the creation within ``timeout`` seconds, or when the game stops moving while a bot
     is awaited for three times that long (no bots process?).
     """
     stall_timeout = 3 * timeout
-    if not 2 <= players <= len(NAMES):
-        raise ValueError(f"players must be between 2 and {len(NAMES)}")
+    plugin = get_game(game or default_game())
+    rules, game = plugin.rules, plugin.name
+    players = len(player_names(plugin, players))
     if not 0 <= seat < players:
         raise ValueError(f"seat must be between 0 and {players - 1}")
-    decider = get_decider(game)
+    bots = bots or default_bot(game)
     names = [("You" if s == seat else NAMES[s]) for s in range(players)]
     layout = Layout.from_env()
     redis_client = connect()
@@ -129,34 +121,34 @@ def play(
             f"game {new.game_id}, seed {new.seed}",
             file=out,
         )
-        state = decider.initial_state()
+        state = rules.initial_state()
         version = 0
         moved_at = time.monotonic()
         while True:
             for stored in client.read_events(new.game_id, after=version):
-                event = decider.parse_event(stored.data)
-                state = decider.evolve(state, event)
+                event = rules.parse_event(stored.data)
+                state = rules.evolve(state, event)
                 version = stored.version
                 moved_at = time.monotonic()
-                line = event_line(decider, event, seat, state, names)
+                line = event_line(plugin, event, seat, state, names)
                 if line:
                     print(f"  {line}", file=out)
-            if decider.is_over(state):
-                result = decider.result(state)
+            if rules.is_over(state):
+                result = rules.result(state)
                 print(f"# game over: {orjson.dumps(result).decode()}", file=out)
                 return result
-            if seat not in decider.awaited(state):
+            if seat not in rules.awaited(state):
                 if time.monotonic() - moved_at > stall_timeout:
                     print(f"# the game has not moved for {stall_timeout:.0f} s: are the rules worker and the bots "
                           "process running (throne serve)?", file=out)  # fmt: skip
                     return None
                 time.sleep(0.02)
                 continue
-            choice = _ask(decider, state, seat, version, inp, out)
+            choice = _ask(plugin, state, seat, version, inp, out)
             if choice is None:
                 print(f"# you left game {new.game_id} at version {version}", file=out)
                 return None
-            token, payload = new.tokens[seat], choice.to_dict()
+            token, payload = new.tokens[seat], rules.encode_command(choice)
             outcome = client.send(new.game_id, seat, token, payload, expected_version=version, timeout=timeout)
             if not outcome.accepted and outcome.rejection is not None:
                 if outcome.rejection.code == STALE_VERSION:
@@ -169,13 +161,13 @@ def play(
             runner.close()
 
 
-def _ask(decider: Decider, state: Any, seat: int, version: int, inp: TextIO, out: TextIO) -> Command | None:
-    options = decider.legal_commands(state, seat)
+def _ask(plugin: GamePlugin, state: Any, seat: int, version: int, inp: TextIO, out: TextIO) -> Command | None:
+    options = plugin.rules.legal_commands(state, seat)
     print("", file=out)
-    print(board_text(decider, state, seat), file=out)
+    print(board_text(plugin, state, seat), file=out)
     print(f"-- your move (version {version}) --", file=out)
     for i, command in enumerate(options, start=1):
-        print(f"{i:3d}. {command_label(decider, command, state)}", file=out)
+        print(f"{i:3d}. {command_label(plugin, command, state)}", file=out)
     while True:
         print(f"choose 1-{len(options)} (q quits): ", end="", file=out, flush=True)
         line = inp.readline()

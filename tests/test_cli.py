@@ -15,17 +15,18 @@ from services import bench, cli
 from services.adjudicator import adjudicate
 from services.bench import play_random_game
 from services.engine_demo import format_command, play
-from services.rules.registry import get_decider
+from services.rules.registry import get_game
 
-DECIDER = get_decider("shadow")
+GAME = get_game("shadow")
+RULES = GAME.rules
 HEADER = {"game": "shadow", "players": ["Red", "Green", "Blue", "Yellow"], "settings": {}, "seed": 5}
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def live_game() -> bench.RecordedGame:
-    """A complete seeded random game played on the decider, with each command's events."""
-    return play_random_game(DECIDER, seed=5)
+    """A complete seeded random game played on the rules, with each command's events."""
+    return play_random_game(RULES, seed=5)
 
 
 def lines_of(game: bench.RecordedGame) -> list[bytes]:
@@ -131,9 +132,9 @@ def test_given_a_command_after_the_end_when_adjudicated_then_game_over_and_the_f
     assert final["version"] == len(live_game.events)
     state = None
     for event in live_game.events:
-        state = DECIDER.evolve(state, event)
-    assert final["result"] == DECIDER.result(state)
-    assert final["view"] == orjson.loads(orjson.dumps(DECIDER.view(state, None)))
+        state = RULES.evolve(state, event)
+    assert final["result"] == RULES.result(state)
+    assert final["view"] == orjson.loads(orjson.dumps(GAME.presenter.view(state, None)))
 
 
 def test_given_the_same_input_when_adjudicated_twice_then_the_output_is_byte_identical(
@@ -179,13 +180,13 @@ def test_given_a_seed_when_the_engine_demo_runs_then_it_prints_each_command_and_
     result = play(seed=3, players=4, out=out)
     text = out.getvalue()
     lines = text.splitlines()
-    assert lines[0] == "# shadow (rules shadow-1), 4 random bots, seed 3"
+    assert lines[0] == "# shadow (rules shadow-2), 4 random bots, seed 3"
     assert "Waiting for" not in text  # DecisionRequested lines are left out
     assert sum(1 for line in lines if line.startswith(("Red: ", "Green: ", "Blue: ", "Yellow: "))) == result["commands"]
     winners = ", ".join(("Red", "Green", "Blue", "Yellow")[w] for w in result["winners"])
     assert lines[-1] in (f"Winner: {winners}", f"Shared victory: {winners}")
     assert lines[-2] == "Scores: " + ", ".join(
-        f"{n} {v} VP" for n, v in zip(("Red", "Green", "Blue", "Yellow"), result["scores"], strict=True)
+        f"{n} {v}" for n, v in zip(("Red", "Green", "Blue", "Yellow"), result["scores"], strict=True)
     )
     again = io.StringIO()
     play(seed=3, players=4, out=again)
@@ -193,8 +194,10 @@ def test_given_a_seed_when_the_engine_demo_runs_then_it_prints_each_command_and_
 
 
 def test_given_a_command_when_formatted_for_the_demo_then_name_type_and_set_fields() -> None:
-    command = DECIDER.parse_command({"type": "BuyPermit", "seat": 1, "couple": False, "electorate": "mainz"})
-    assert format_command(command, ("Red", "Green")) == "Green: BuyPermit couple=False electorate=mainz trier=False"
+    command = RULES.parse_command({"type": "BuyPermit", "seat": 1, "couple": False, "electorate": "mainz"})
+    assert (
+        format_command(GAME, command, ("Red", "Green")) == "Green: BuyPermit couple=False electorate=mainz trier=False"
+    )
 
 
 def test_given_the_engine_flag_when_demo_runs_from_the_cli_then_the_engine_demo_prints_a_winner(
@@ -202,13 +205,13 @@ def test_given_the_engine_flag_when_demo_runs_from_the_cli_then_the_engine_demo_
 ) -> None:
     assert cli.main(["demo", "--engine", "--seed", "4", "--players", "3"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("# shadow (rules shadow-1), 3 random bots, seed 4\n")
+    assert text.startswith("# shadow (rules shadow-2), 3 random bots, seed 4\n")
     assert text.splitlines()[-1].startswith(("Winner: ", "Shared victory: "))
 
 
 def test_given_quick_mode_when_the_bench_runs_then_its_last_line_is_json_with_the_engine_figures() -> None:
     out = io.StringIO()
-    ctx = bench.Context(decider=DECIDER, games=2, out=out)
+    ctx = bench.Context(game=GAME, games=2, out=out)
     figures = bench.run(ctx, sections=list(bench.SECTIONS))
     assert {"engine_games_per_s", "fold_events_per_s", "decide_p50_us"} <= set(figures)
     assert all(figures[k] > 0 for k in ("engine_games_per_s", "fold_events_per_s", "decide_p50_us"))
@@ -223,10 +226,10 @@ def test_given_a_streams_demo_module_when_demo_runs_without_engine_then_run_demo
     """``services.demo.run_demo(seed, out)`` is used when it exists; ``--engine`` bypasses it."""
     calls: list[tuple[int, object]] = []
     fake = types.ModuleType("services.demo")
-    fake.run_demo = lambda seed, out: calls.append((seed, out))  # type: ignore[attr-defined]
+    fake.run_demo = lambda seed, out, game: calls.append((seed, out, game))  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "services.demo", fake)
     assert cli.main(["demo", "--seed", "11"]) == 0
-    assert calls == [(11, sys.stdout)]
+    assert calls == [(11, sys.stdout, "shadow")]
     assert cli.main(["demo", "--engine", "--seed", "11"]) == 0
     assert len(calls) == 1
-    assert capsys.readouterr().out.startswith("# shadow (rules shadow-1), 4 random bots, seed 11\n")
+    assert capsys.readouterr().out.startswith("# shadow (rules shadow-2), 4 random bots, seed 11\n")

@@ -1,7 +1,9 @@
-"""JSON Schemas of the wire messages, generated from the pydantic models.
+"""The committed JSON Schemas of every game's commands and events (``<game>.commands.schema.json``,
+``<game>.events.schema.json`` next to this module), read by name.
 
-``python -m events.schemas`` (``make schemas``) rewrites the committed files next to this module; a test checks
-that they equal freshly generated ones, so a model change without regenerated schemas fails CI.
+They are written from each game plug-in's ``command_schema`` and ``event_schema`` by ``python -m
+services.rules.schemas`` (``make schemas``); tests/test_schemas.py fails when they are stale. This module knows
+no game: it reads the files that are there.
 """
 
 from __future__ import annotations
@@ -10,41 +12,33 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import TypeAdapter
-
-from events.shadow.commands import COMMAND_ADAPTER
-from events.shadow.events import EVENT_ADAPTER
 
 DIRECTORY = Path(__file__).resolve().parent
-
-ADAPTERS: dict[str, TypeAdapter[Any]] = {
-    "shadow.commands": COMMAND_ADAPTER,
-    "shadow.events": EVENT_ADAPTER,
-}
-
-
-def schema_of(name: str) -> dict[str, Any]:
-    """The JSON Schema of one adapter, with a title naming it."""
-    schema = ADAPTERS[name].json_schema()
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": name, **schema}
-
-
-def render(name: str) -> bytes:
-    """The file content of one schema: indented, sorted keys, trailing newline (stable diffs)."""
-    return orjson.dumps(schema_of(name), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+SUFFIX = ".schema.json"
 
 
 def path_of(name: str, directory: Path = DIRECTORY) -> Path:
-    """Where the schema ``name`` is written."""
-    return directory / f"{name}.schema.json"
+    """Where the schema ``name`` (``<game>.commands`` or ``<game>.events``) is written."""
+    return directory / f"{name}{SUFFIX}"
 
 
-def write_schemas(directory: Path = DIRECTORY) -> list[Path]:
-    """Write every schema file; return the paths written."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in ADAPTERS:
-        path = path_of(name, directory)
-        path.write_bytes(render(name))
-        written.append(path)
-    return written
+def schema_names(directory: Path = DIRECTORY) -> list[str]:
+    """The names of the schemas committed in ``directory``."""
+    return sorted(p.name[: -len(SUFFIX)] for p in directory.glob(f"*{SUFFIX}"))
+
+
+SCHEMAS: dict[str, Path] = {name: path_of(name) for name in schema_names()}
+"""The committed schemas by name."""
+ADAPTERS = SCHEMAS
+"""Deprecated name of :data:`SCHEMAS` (issue [2/7]), for the gateway's /schemas routes until they read the game
+plug-ins' schemas."""
+
+
+def schema_of(name: str) -> dict[str, Any]:
+    """The committed JSON Schema ``name`` (KeyError if there is none)."""
+    return orjson.loads(SCHEMAS[name].read_bytes())  # type: ignore[no-any-return]
+
+
+def render(schema: dict[str, Any]) -> bytes:
+    """The file content of one schema: indented, sorted keys, trailing newline (stable diffs)."""
+    return orjson.dumps(schema, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"

@@ -1,74 +1,49 @@
 """Bot kinds by name: what a game's ``bots`` option may ask for (``{seat: kind}``).
 
-``random`` plays any registered game (uniformly among its legal commands); ``heuristic`` knows In the Shadow
-of the Emperor only. A bot is made per decision from a seed (see services/bots/runner.py), so it must be
-cheap to build; it offers ``choose(decider, state, seat) -> command | None``.
+A game brings its own bots (``GamePlugin.bots``); ``random`` plays every game (uniformly among its legal
+commands, ``GameRules.sample_legal``) unless the game offers its own ``random``. A bot is made per decision from a
+seed (see services/bots/runner.py), so it must be cheap to build; it offers ``choose(rules, state, seat) ->
+command | None``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from services.bots.random_bot import RandomBot
+from services.rules.contract import Bot, BotFactory
+from services.rules.registry import get_game
 
-from events.base import Command
-from services.rules.decider import Decider
+RANDOM = "random"
+_GENERIC: dict[str, BotFactory] = {RANDOM: RandomBot}
 
-
-class Bot(Protocol):
-    """A player program for one seat."""
-
-    def choose(self, decider: Decider, state: Any, seat: int) -> Command | None:
-        """The bot's command for ``seat`` now (None: it has none)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class BotKind:
-    """A named bot: how to make one from a seed, and the games it can play (None: every game)."""
-
-    name: str
-    make: Callable[[int], Bot]
-    games: frozenset[str] | None = None
+__all__ = ["RANDOM", "Bot", "UnknownBot", "bot_kinds", "default_bot", "make_bot"]
 
 
 class UnknownBot(LookupError):
     """No bot of that kind, or none that plays that game."""
 
 
-def _random(seed: int) -> Bot:
-    from services.bots.random_bot import RandomBot
-
-    return RandomBot(seed)
-
-
-def _heuristic(seed: int) -> Bot:
-    from services.bots.heuristic import HeuristicBot  # imports the Shadow engine: only when asked for
-
-    return HeuristicBot(seed)
+def _kinds(game: str) -> dict[str, BotFactory]:
+    """The game's own bots first (in its order), then the generic ones it does not replace."""
+    own = dict(get_game(game).bots)
+    return {**own, **{k: v for k, v in _GENERIC.items() if k not in own}}
 
 
-_KINDS: dict[str, BotKind] = {
-    "random": BotKind("random", _random),
-    "heuristic": BotKind("heuristic", _heuristic, frozenset({"shadow"})),
-}
+def bot_kinds(game: str) -> list[str]:
+    """Names of the bot kinds that play ``game`` (UnknownGame if there is no such game)."""
+    return sorted(_kinds(game))
 
 
-def register_bot(kind: BotKind) -> None:
-    """Make another bot kind available (e.g. from a plugin that also registers its game)."""
-    _KINDS[kind.name] = kind
-
-
-def bot_kinds(game: str | None = None) -> list[str]:
-    """Names of the bot kinds (that play ``game``, when given)."""
-    return sorted(k.name for k in _KINDS.values() if game is None or k.games is None or game in k.games)
+def default_bot(game: str) -> str:
+    """The bot a person plays against by default: the first the game lists, else ``random``."""
+    return next(iter(get_game(game).bots), RANDOM)
 
 
 def make_bot(kind: str, game: str, seed: int) -> Bot:
-    """A bot of ``kind`` for a game named ``game``; raises :class:`UnknownBot`."""
-    found = _KINDS.get(kind)
-    if found is None:
-        raise UnknownBot(f"no bot kind {kind!r} (known: {', '.join(bot_kinds())})")
-    if found.games is not None and game not in found.games:
-        raise UnknownBot(f"bot kind {kind!r} does not play {game!r}")
-    return found.make(seed)
+    """A bot of ``kind`` for the game named ``game``; raises :class:`UnknownBot`."""
+    try:
+        factory = _kinds(game).get(kind)
+    except KeyError as exc:  # UnknownGame
+        raise UnknownBot(f"no game {game!r}") from exc
+    if factory is None:
+        raise UnknownBot(f"bot kind {kind!r} does not play {game!r} (known: {', '.join(bot_kinds(game))})")
+    return factory(seed)

@@ -1,21 +1,17 @@
-"""The random bot: picks uniformly among the legal commands of its seat, from a seeded generator."""
+"""The random bot: picks uniformly among the legal commands of its seat, from a seeded generator. It plays
+every game (through ``GameRules.sample_legal``)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from events.base import Command
-from services.rules.decider import Decider
+from services.rules.contract import Command, GameRules
 
 
-def choose(decider: Decider, state: Any, seat: int, rng: random.Random) -> Command | None:
+def choose(rules: GameRules[Any], state: Any, seat: int, rng: random.Random) -> Command | None:
     """A uniformly random legal command of ``seat`` (None if it has none)."""
-    sample = getattr(decider, "sample_legal", None)
-    if sample is not None:
-        return sample(state, seat, rng)
-    options = decider.legal_commands(state, seat)
-    return rng.choice(options) if options else None
+    return rules.sample_legal(state, seat, rng)
 
 
 class RandomBot:
@@ -24,6 +20,6 @@ class RandomBot:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, decider: Decider, state: Any, seat: int) -> Command | None:
+    def choose(self, rules: GameRules[Any], state: Any, seat: int) -> Command | None:
         """The bot's next command for ``seat``."""
-        return choose(decider, state, seat, self.rng)
+        return rules.sample_legal(state, seat, self.rng)

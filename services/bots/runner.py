@@ -50,9 +50,8 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 import redis
 
@@ -64,7 +63,7 @@ from services.bus.consumer import ConsumerLoop, GroupConsumer
 from services.bus.envelope import CommandEnvelope, Outcome
 from services.bus.keys import BOTS_GROUP, Layout
 from services.log import get_logger
-from services.store.repository import GameRepository, registry_rules
+from services.store.repository import GameLookup, GameRepository, registry_game
 
 __all__ = ["BotConfig", "BotGame", "BotRunner"]
 
@@ -86,7 +85,7 @@ class BotRunner:
         layout: Layout | None = None,
         config: BotConfig | None = None,
         consumer: str | None = None,
-        rules_for: Callable[[str], Any] = registry_rules,
+        games: GameLookup = registry_game,
     ) -> None:
         self.r = client
         self.layout = layout or Layout.from_env()
@@ -95,7 +94,7 @@ class BotRunner:
         self.consumer = consumer or f"bots-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.client = BusClient(client, self.layout)
         self.log = get_logger("bots", consumer=self.consumer)
-        self.repo = GameRepository(client, self.layout, rules_for=rules_for)
+        self.repo = GameRepository(client, self.layout, games=games)
         self.bot_games = BotGames(client, self.layout, self.repo, self.cfg, self.log)
         self.feeds = GroupConsumer(
             client, BOTS_GROUP, self.consumer, self.layout.feed, batch=self.cfg.batch,
@@ -345,7 +344,7 @@ class BotRunner:
             command_id=cid,
             game_id=game.game_id,
             seat=seat,
-            payload=command.to_dict(),
+            payload=rules.encode_command(command),
             expected_version=game.version,
         )
         game.sent = Sent(env, game.version, time.monotonic())

@@ -29,6 +29,7 @@ from events.base import Command, Event
 from services.bus.envelope import hash_token
 from services.bus.keys import Layout
 from services.rules.decider import Decider
+from services.rules.registry import get_decider
 from services.store import eventstore
 from services.store.meta import GameMeta, GameStatus
 from services.store.repository import CorruptGame, GameRepository, UnknownGame
@@ -111,10 +112,11 @@ class Directory:
             raise NoSuchGame(game_id)
         return self._remember(self._info_from_meta(meta))
 
-    def _info_from_meta(self, meta: GameMeta, rules: Decider | None = None) -> GameInfo:
+    def _info_from_meta(self, meta: GameMeta) -> GameInfo:
         try:
-            decider = rules if rules is not None else self.repo.rules(meta)
-        except UnknownGame:
+            # The gateway still speaks the deprecated Decider facade (rules and presenter in one object).
+            decider = get_decider(meta.name)
+        except KeyError:
             raise NoSuchGame(meta.game_id) from None
         return GameInfo(meta.game_id, meta.name, decider, meta.players, meta.token_digests)
 
@@ -181,7 +183,7 @@ class Directory:
             game = self.repo.load(game_id, keep_recent=self.recent)
         except UnknownGame:
             raise NoSuchGame(game_id) from None
-        info = self.cached_info(game_id) or self._remember(self._info_from_meta(game.meta, game.rules))
+        info = self.cached_info(game_id) or self._remember(self._info_from_meta(game.meta))
         return Position(info, game.state, game.version, game.status, game.recent)
 
     def _fold_all(self, info: GameInfo, status: str, keep_all: bool = False) -> Position:

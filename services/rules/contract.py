@@ -48,6 +48,22 @@ class Capabilities:
     """``sample_legal`` draws without listing every legal command."""
 
 
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """Something only seat ``owner`` may know now, as a presenter's output would show it (for the conformance
+    suite's secrecy check, tests/conformance/).
+
+    In JSON output it would show as ``key`` holding ``value``: either in an object with ``"seat": owner`` (an
+    event, a seat's row of a scoreboard), or as item ``owner`` of a list under ``key`` in an object without a
+    ``seat`` field (a view's per-seat list, e.g. ``victory_points``). In text or a picture it would show as
+    ``text``, when that string is distinctive enough to search for (None: not searched)."""
+
+    owner: int
+    key: str
+    value: Any
+    text: str | None = None
+
+
 class GameRules(ABC, Generic[State]):
     """The pure rules of one game (the decider). Subclasses set ``name``, ``rules_version``, ``capabilities``."""
 
@@ -149,6 +165,9 @@ class Presenter(Generic[State]):
     (``None`` is a spectator).
     """
 
+    quiet_events: frozenset[str] = frozenset()
+    """Event types a move-by-move narration (demo, terminal) may leave out: they only move the game along."""
+
     def __init__(self, rules: GameRules[State]) -> None:
         self.rules = rules
 
@@ -170,6 +189,12 @@ class Presenter(Generic[State]):
         (at or after the event): a secret revealed by then may be shown, and everything once the game is over.
         The default shows every event: right only for a game without secrets in its events."""
         return self.rules.encode_event(event)
+
+    def secrets(self, state: State) -> Sequence[Secret]:
+        """Everything some seat alone may know at ``state``, each marked with its owner. No output of this
+        presenter for another seat or a spectator may show it (tests/conformance/ checks every game for it).
+        The default: no secrets."""
+        return ()
 
     def replay_view(self, state: State, seat: int | None, final: State) -> JSON:
         """The view of a past position ``state``, for a replay made when the game has reached ``final``.
@@ -239,13 +264,17 @@ class GamePlugin:
     rules: GameRules[Any]
     presenter: Presenter[Any]
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
-    """Bot kinds by name; ``random`` is always offered (from ``sample_legal``) unless the game overrides it."""
+    """Bot kinds by name; ``random`` is always offered (from ``sample_legal``) unless the game overrides it.
+    The first one listed is the one a person plays against by default (``throne play``)."""
     rules_reference: Path | None = None
     """The game's own rules reference (Markdown, ruling ids as headings or bold ids)."""
     settings_schema: JSON | None = None
     """JSON Schema of the table settings (for clients and validation at the edge)."""
     command_schema: JSON | None = None
     event_schema: JSON | None = None
+    bench_sections: tuple[Callable[[Any], JSON], ...] = ()
+    """The game's own ``make bench`` sections (``(ctx) -> figures``, see services/bench.py), e.g. a bot's
+    win rate."""
 
     @property
     def name(self) -> str:

@@ -1,7 +1,8 @@
-"""The game-agnostic decider interface.
+"""Deprecated (issue [2/7]): the old game-agnostic decider interface, 21 methods mixing rules, codecs and display.
 
-The bus, the rules worker, the store and the projections know a game only through this protocol: a second
-game plugs in by registering another object that satisfies it.
+A game is now a :class:`~services.rules.contract.GamePlugin` (rules + presenter). The parts of the service not
+migrated yet get this interface from ``registry.get_decider(name)`` (services/rules/legacy.py); new code uses
+``registry.get_game(name)``.
 """
 
 from __future__ import annotations

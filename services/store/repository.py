@@ -2,8 +2,8 @@
 
 Every process that needs a game's state (the rules worker, the gateway, the bots, the projections and their
 query API, the CLI through them) loads it here, generically: the game is found by the name in its metadata
-(``rules_for``, the registry by default) and rebuilt with the game contract's ``initial_state``, ``restore``,
-``parse_event`` and ``evolve`` only. Rules are never re-run.
+(``games``: the registry's ``get_game`` by default) and rebuilt with its rules' ``initial_state``, ``restore``,
+``parse_event`` and ``evolve`` only (services/rules/contract.py). Rules are never re-run.
 
 * :meth:`GameRepository.meta` / :meth:`metas`: the typed :class:`~services.store.meta.GameMeta`.
 * :meth:`GameRepository.load` / :meth:`load_many`: the state at the game's version (or at ``upto``), from the
@@ -28,6 +28,8 @@ from typing import Any, Protocol
 import redis
 
 from services.bus.keys import Layout
+from services.rules.contract import GamePlugin, GameRules, Presenter
+from services.rules.registry import get_game
 from services.store import eventstore
 from services.store.cache import LruCache
 from services.store.eventstore import StoredCommand, StoredEvent, event_id, version_of
@@ -43,15 +45,13 @@ class FoldingRules(Protocol):
     def restore(self, data: bytes) -> Any: ...
 
 
-RulesLookup = Callable[[str], Any]
-"""A game's rules by its registry name; raises KeyError (or ImportError) for a name it does not know."""
+GameLookup = Callable[[str], GamePlugin]
+"""A game plug-in by its registry name; raises KeyError (the registry's UnknownGame) for a name it does not know."""
 
 
-def registry_rules(name: str) -> Any:
-    """The rules of the game registered as ``name`` (services/rules/registry.py)."""
-    from services.rules.registry import get_decider
-
-    return get_decider(name)
+def registry_game(name: str) -> GamePlugin:
+    """The game plug-in registered as ``name`` (services/rules/registry.py)."""
+    return get_game(name)
 
 
 class UnknownGame(LookupError):
@@ -93,7 +93,7 @@ class LoadedGame:
     game_id: str
     shard: int
     meta: GameMeta
-    rules: Any
+    plugin: GamePlugin
     state: Any
     version: int
     status: GameStatus
@@ -104,6 +104,16 @@ class LoadedGame:
     def name(self) -> str:
         """The game's registry name."""
         return self.meta.name
+
+    @property
+    def rules(self) -> GameRules[Any]:
+        """The game's rules."""
+        return self.plugin.rules
+
+    @property
+    def presenter(self) -> Presenter[Any]:
+        """How the game shows itself (views, redaction, words)."""
+        return self.plugin.presenter
 
     @property
     def token_digests(self) -> tuple[str, ...]:
@@ -130,12 +140,12 @@ class GameRepository:
         client: redis.Redis,
         layout: Layout,
         *,
-        rules_for: RulesLookup = registry_rules,
+        games: GameLookup = registry_game,
         cache_size: int = 0,
     ) -> None:
         self.r = client
         self.layout = layout
-        self._rules_for = rules_for
+        self._games = games
         self.cache: LruCache[str, LoadedGame] = LruCache(cache_size)
 
     # --- metadata -------------------------------------------------------------------------------------
@@ -162,14 +172,14 @@ class GameRepository:
             gid: GameMeta.parse(gid, raw) if raw else None for gid, raw in zip(game_ids, pipe.execute(), strict=True)
         }
 
-    def rules(self, meta: GameMeta) -> Any:
-        """The rules of a game's name; :class:`UnknownRules` if this process has none."""
-        return self.rules_named(meta.name, meta.game_id)
+    def game(self, meta: GameMeta) -> GamePlugin:
+        """The game plug-in of a game's name; :class:`UnknownRules` if this process has none."""
+        return self.game_named(meta.name, meta.game_id)
 
-    def rules_named(self, name: str, game_id: str = "") -> Any:
-        """The rules registered as ``name``; :class:`UnknownRules` if there are none."""
+    def game_named(self, name: str, game_id: str = "") -> GamePlugin:
+        """The game plug-in registered as ``name``; :class:`UnknownRules` if there is none."""
         try:
-            return self._rules_for(name)
+            return self._games(name)
         except (KeyError, ImportError):
             raise UnknownRules(game_id, name) from None
 
@@ -257,13 +267,14 @@ class GameRepository:
     ) -> LoadedGame:
         meta = head.meta
         gid = meta.game_id
-        rules = self.rules(meta)
+        plugin = self.game(meta)
+        rules = plugin.rules
         target = meta.version if upto is None else upto
         if not 0 <= target <= meta.version:
             raise CorruptGame(f"game {gid}: version {target} asked, it has 0..{meta.version}")
         shard = self.layout.shard_of(gid)
         if meta.archived and not fold_archived:
-            return LoadedGame(gid, shard, meta, rules, None, meta.version, meta.status, meta.version)
+            return LoadedGame(gid, shard, meta, plugin, None, meta.version, meta.status, meta.version)
         use_snapshot, _ = self._start(head, upto)
         if use_snapshot and not meta.archived:
             assert head.snapshot is not None
@@ -284,7 +295,7 @@ class GameRepository:
         if version != target:
             raise CorruptGame(f"game {gid}: events end at {version}, expected {target}")
         return LoadedGame(
-            gid, shard, meta, rules, state, version, meta.status, head.snapshot_version if use_snapshot else 0,
+            gid, shard, meta, plugin, state, version, meta.status, head.snapshot_version if use_snapshot else 0,
             tuple(recent[-keep_recent:]) if keep_recent else (),
         )  # fmt: skip
 

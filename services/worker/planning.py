@@ -138,33 +138,25 @@ class Planner:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, env_mod.summarize(exc), game, env=env)
         except (ValueError, TypeError, KeyError) as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], game, env=env)
-        execute = getattr(rules, "execute", None)
-        if execute is not None:
-            # Decide and fold in one pass (a game may do it faster than deciding, then folding the events).
-            done = execute(game.state, command)
-            if isinstance(done, Rejection):
-                return self.reject(entry, cid, gid, done.code, done.message, game, env=env)
-            return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1])
-        result = rules.decide(game.state, command)
-        if isinstance(result, Rejection):
-            return self.reject(entry, cid, gid, result.code, result.message, game, env=env)
-        state = game.state
-        for event in result:
-            state = rules.evolve(state, event)
-        return self._accept(entry, env, "append", game, result, rnd, fields={}, folded=state)
+        # Decide and fold in one pass (a game may do it faster than deciding, then folding the events).
+        done = rules.execute(game.state, command)
+        if isinstance(done, Rejection):
+            return self.reject(entry, cid, gid, done.code, done.message, game, env=env)
+        return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1])
 
     def _create(self, entry: Entry, env: CreateEnvelope, existing: LoadedGame | None, rnd: Round) -> Plan:
         cid, gid, shard = env.command_id, env.game_id, entry[0]
         if existing is not None:
             return self.reject(entry, cid, gid, env_mod.GAME_EXISTS, f"game {gid} exists already", existing, env=env)
         try:
-            rules = self.repo.rules_named(env.game_name, gid)
+            plugin = self.repo.game_named(env.game_name, gid)
         except LookupError:
             return self.reject(entry, cid, gid, env_mod.UNKNOWN_GAME, f"no game named {env.game_name!r}", env=env)
         hashes = env.token_hashes
         if len(hashes) != len(env.players) or any(len(h) != 64 or not set(h) <= _HEX for h in hashes):
             message = "need one sha256 hex token hash per player"
             return self.reject(entry, cid, gid, env_mod.BAD_ENVELOPE, message, env=env)
+        rules = plugin.rules
         try:
             events = rules.start(env.players, env.settings, env.seed)
         except ValidationError as exc:
@@ -173,9 +165,9 @@ class Planner:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], env=env)
         meta = GameMeta.new(
             gid, env.game_name, env.players, env.settings, env.seed, hashes,
-            rules_version=getattr(rules, "rules_version", ""), created_ms=now_ms(),
+            rules_version=rules.rules_version, created_ms=now_ms(),
         )  # fmt: skip
-        fresh = LoadedGame(gid, shard, meta, rules, rules.initial_state(), 0, "active", 0)
+        fresh = LoadedGame(gid, shard, meta, plugin, rules.initial_state(), 0, "active", 0)
         state = fresh.state
         for event in events:
             state = rules.evolve(state, event)
@@ -223,7 +215,7 @@ class Planner:
             scope=env.scope, command_id=env.command_id, outcome=outcome, now_ms=now, base_version=game.version,
             game_name=game.name, status=status if (over or op == "create") else "", snapshot=snapshot,
             outcome_ttl_ms=self.cfg.outcome_ttl_ms, digest=digest, record=True, log=self._log_record(entry),
-            fields=fields, events=[e.to_json() for e in events],
+            fields=fields, events=[rules.encode_event_bytes(e) for e in events],
             reply_events=isinstance(env, CommandEnvelope) and env.reply_events,
         )  # fmt: skip
         return Plan(entry, request, after)

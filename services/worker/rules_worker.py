@@ -36,7 +36,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis
@@ -47,7 +47,7 @@ from services.bus.keys import GROUP, Layout
 from services.log import get_logger
 from services.store.commit import CommitStore
 from services.store.leases import LeaseStore
-from services.store.repository import GameRepository, registry_rules
+from services.store.repository import GameLookup, GameRepository, registry_game
 from services.worker.commits import Committer
 from services.worker.config import WorkerConfig
 from services.worker.leases import LeaseKeeper
@@ -68,7 +68,7 @@ class RulesWorker:
         layout: Layout | None = None,
         config: WorkerConfig | None = None,
         worker_id: str | None = None,
-        rules_for: Callable[[str], Any] = registry_rules,
+        games: GameLookup = registry_game,
     ) -> None:
         self.r = client
         self.layout = layout or Layout.from_env()
@@ -78,7 +78,7 @@ class RulesWorker:
         self.log = get_logger("rules_worker", worker=self.worker_id)
         self.loop = ConsumerLoop(self.log, "worker", retry_first_ms=cfg.retry_first_ms, retry_cap_ms=cfg.retry_cap_ms)
         self.store = CommitStore(client, self.layout, cfg.commit_policy())
-        self.repo = GameRepository(client, self.layout, rules_for=rules_for, cache_size=cfg.cache_size)
+        self.repo = GameRepository(client, self.layout, games=games, cache_size=cfg.cache_size)
         self.lease = LeaseKeeper(
             LeaseStore(client, self.layout, self.store.scripts), self.shards, self.worker_id, cfg.lease_ttl_ms,
             self.loop.outage,

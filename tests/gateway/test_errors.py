@@ -189,7 +189,7 @@ def test_a_command_without_an_outcome_in_time_can_be_asked_for_later(redis_url: 
             )
             assert fetched.status_code == resent.status_code == 200, fetched.text
             assert fetched.json() == resent.json()
-            assert fetched.json()["events"][0]["event"] == {"rulings": [], "type": "Added", "seat": 0, "amount": 2,
+            assert fetched.json()["events"][0]["event"] == {"rulings": ["T21"], "type": "Added", "seat": 0, "amount": 2,
                                                             "total": 2}  # fmt: skip
             worker.run_until_idle()
             assert game_version(served, gid) == 2

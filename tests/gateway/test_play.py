@@ -97,37 +97,3 @@ def test_a_toy_game_through_the_same_gateway(gateway: Served) -> None:
     assert game.summary["over"] is True
     assert game.summary["result"]["total"] >= 21
     assert game.summary["result"]["winner"] in (0, 1)
-
-
-def test_hidden_victory_points_stay_with_their_seat(gateway: Served) -> None:
-    # Given a game with hidden victory points, played until someone scores
-    with gateway.http() as http:
-        r = http.post("/games", json={"game": "shadow", "players": ["Ann", "Bob", "Cid"], "seed": 13,
-                                      "settings": {"hidden_victory_points": True}})  # fmt: skip
-    created = r.json()
-
-    def scored(g: HttpGame) -> bool:
-        return any(e["event"]["type"] == "VictoryPointsScored" for _, _, b in g.outcomes[-1:] for e in b["events"])
-
-    game = play_http(gateway, created, seed=13, until=scored)
-    gid = created["game_id"]
-    _, _, body = game.outcomes[-1]
-    score = next(e for e in body["events"] if e["event"]["type"] == "VictoryPointsScored")
-    owner, version = score["event"]["seat"], score["version"]
-    other = (owner + 1) % 3
-
-    # When the scorer, another seat and a spectator read that event
-    def shown(seat: int | None) -> dict[str, object]:
-        token = game.tokens[seat] if seat is not None else None
-        path = f"/games/{gid}/seats/{seat}/events" if seat is not None else f"/games/{gid}/events"
-        with gateway.http(token) as http:
-            events = http.get(path, params={"after": version - 1}).json()["events"]
-        return next(e["event"] for e in events if e["version"] == version)
-
-    # Then only the scorer sees the points
-    assert shown(owner)["total"] is not None
-    for seat in (other, None):
-        hidden = shown(seat)
-        assert hidden["seat"] == owner and hidden["points"] is None and hidden["total"] is None
-    with gateway.http() as http:
-        assert http.get(f"/games/{gid}/view").json()["view"]["victory_points"] == [None, None, None]

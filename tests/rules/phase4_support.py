@@ -12,7 +12,7 @@ from typing import Any
 from events.base import Command, Event
 from events.shadow import events as ev
 from services.rules.shadow.state import GameState
-from tests.rules.support import DECIDER, given, knight, request, start, tile
+from tests.rules.support import RULES, given, knight, request, start, tile
 
 
 def phase4_events(
@@ -57,5 +57,5 @@ def fill(electorate: str, *owners: int, age: int = 25) -> list[Event]:
 
 def legal_of(state: GameState, seat: int, command_type: str) -> list[Any]:
     """The legal commands of one type for ``seat`` now."""
-    out: list[Command] = DECIDER.legal_commands(state, seat)
+    out: list[Command] = RULES.legal_commands(state, seat)
     return [c for c in out if c.type == command_type]  # type: ignore[attr-defined]

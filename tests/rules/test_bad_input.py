@@ -2,11 +2,11 @@
 
 Two layers refuse bad input:
 
-- ``DECIDER.parse_command`` validates the JSON shape (pydantic). An unknown command type, a missing or extra field,
+- ``RULES.parse_command`` validates the JSON shape (pydantic). An unknown command type, a missing or extra field,
   an unknown electorate or a malformed space id raise ``pydantic.ValidationError`` and never reach the rules. The
   service layer (``services/worker/rules_worker.py``) catches it and answers with a typed rejection (code
   ``bad_command``); so a client always gets a typed answer.
-- ``DECIDER.decide`` judges a well-formed command against the position and returns a ``Rejection`` (``code``,
+- ``RULES.decide`` judges a well-formed command against the position and returns a ``Rejection`` (``code``,
   ``message``, ``rulings``): unknown seat, out of turn, wrong decision, unknown space, illegal target, ...
 
 In every case the game does not change: the state object is untouched and folding the same events again gives an
@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from events.base import Command, Event, Rejection
 from services.rules.shadow.actions import key_of
 from tests.rules.phase4_support import phase4_events
-from tests.rules.support import DECIDER, accepted, cmd, ev, given, knight, prompt, request, start, taken, thalers, tile
+from tests.rules.support import RULES, accepted, cmd, ev, given, knight, prompt, request, start, taken, thalers, tile
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
 
@@ -32,15 +32,15 @@ ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg",
 def refused(events: list[Event], command: Command, code: str) -> Rejection:
     """Decide ``command`` on the position of ``events``: a typed rejection with ``code``, and no change."""
     state = given(events)
-    before = DECIDER.snapshot(state)
-    result = DECIDER.decide(state, command)
+    before = RULES.snapshot(state)
+    result = RULES.decide(state, command)
     assert isinstance(result, Rejection), f"{command} was accepted: {result}"
     assert result.code == code, f"expected {code}, got {result.code}: {result.message}"
     assert result.type == "Rejected"
     assert result.message
-    assert DECIDER.snapshot(state) == before  # the state object is untouched
+    assert RULES.snapshot(state) == before  # the state object is untouched
     assert given(events) == state  # folding the same events again gives an equal state
-    executed = DECIDER.execute(state, command)
+    executed = RULES.execute(state, command)
     assert isinstance(executed, Rejection) and executed.code == code
     return result
 
@@ -71,9 +71,9 @@ POSITION = phase4_events(
 def test_given_an_unknown_command_type_when_parsed_then_a_validation_error(raw: dict[str, Any]) -> None:
     """The discriminated union knows only the commands of COMMANDS.md."""
     with pytest.raises(ValidationError):
-        DECIDER.parse_command(raw)
+        RULES.parse_command(raw)
     with pytest.raises(ValidationError):
-        DECIDER.parse_command(orjson.dumps(raw))
+        RULES.parse_command(orjson.dumps(raw))
 
 
 @pytest.mark.parametrize(
@@ -96,23 +96,23 @@ def test_given_an_unknown_command_type_when_parsed_then_a_validation_error(raw: 
 def test_given_malformed_or_missing_fields_when_parsed_then_a_validation_error(raw: dict[str, Any]) -> None:
     """Missing, extra or ill-typed fields never reach the rules."""
     with pytest.raises(ValidationError):
-        DECIDER.parse_command(raw)
+        RULES.parse_command(raw)
 
 
 @pytest.mark.parametrize("electorate", ["bavaria", "Mainz", "köln", ""])
 def test_given_an_unknown_electorate_when_parsed_then_a_validation_error(electorate: str) -> None:
     """[B1] Only the seven electorate keys exist."""
     with pytest.raises(ValidationError):
-        DECIDER.parse_command({"type": "PlaceKnight", "seat": 0, "electorate": electorate, "space_kind": "castle"})
+        RULES.parse_command({"type": "PlaceKnight", "seat": 0, "electorate": electorate, "space_kind": "castle"})
     with pytest.raises(ValidationError):
-        DECIDER.parse_command({"type": "UsePalatinatePrivilege", "seat": 0, "electorate": electorate})
+        RULES.parse_command({"type": "UsePalatinatePrivilege", "seat": 0, "electorate": electorate})
 
 
 @pytest.mark.parametrize("raw", [b"[]", b"null", b"42", b'"Pass"', b'{"type": 3}', "{}"])
 def test_given_json_that_is_not_a_command_object_when_parsed_then_a_validation_error(raw: bytes | str) -> None:
     """Garbage that is valid JSON fails validation."""
     with pytest.raises(ValidationError):
-        DECIDER.parse_command(raw)
+        RULES.parse_command(raw)
 
 
 @pytest.mark.parametrize("raw", [b"garbage", b"", b"{", b"\xff\xfe"])
@@ -120,19 +120,19 @@ def test_given_bytes_that_are_not_json_when_parsed_then_a_value_error(raw: bytes
     """Non-JSON input is refused with a ValueError (orjson.JSONDecodeError); the rules worker maps every
     ValueError from parse_command to a ``bad_command`` rejection."""
     with pytest.raises(ValueError):
-        DECIDER.parse_command(raw)
+        RULES.parse_command(raw)
 
 
 @pytest.mark.parametrize("raw", [b"garbage", b""])
 def test_given_bytes_that_are_not_json_when_parsed_then_a_validation_error_as_the_protocol_says(raw: bytes) -> None:
     """The Decider protocol: parse_command raises pydantic.ValidationError on bad input."""
     with pytest.raises(ValidationError):
-        DECIDER.parse_command(raw)
+        RULES.parse_command(raw)
 
 
 def test_given_a_valid_command_when_parsed_from_json_then_the_model_matches() -> None:
     """The good path of the same parser, so the failures above are about the input."""
-    parsed = DECIDER.parse_command(b'{"type": "BuyPermit", "seat": 2, "couple": true, "electorate": "bohemia"}')
+    parsed = RULES.parse_command(b'{"type": "BuyPermit", "seat": 2, "couple": true, "electorate": "bohemia"}')
     assert parsed == cmd.BuyPermit(seat=2, couple=True, electorate="bohemia")
 
 
@@ -229,7 +229,7 @@ def test_given_an_illegal_target_when_sent_then_a_typed_rejection_and_no_change(
 
 def test_given_no_game_when_a_command_is_sent_then_no_game() -> None:
     """Nothing to decide before GameStarted."""
-    result = DECIDER.decide(None, cmd.Pass(seat=0))
+    result = RULES.decide(None, cmd.Pass(seat=0))
     assert isinstance(result, Rejection) and result.code == "no_game"
 
 
@@ -243,7 +243,7 @@ def test_given_an_ended_game_when_a_command_is_sent_then_game_over() -> None:
 def test_given_a_rejected_command_when_the_same_seat_then_sends_a_legal_one_then_it_is_accepted() -> None:
     """A rejection leaves the turn with the same seat."""
     state = given(POSITION)
-    DECIDER.decide(state, cmd.BuyDoctor(seat=1, target="koeln.castle.0"))
+    RULES.decide(state, cmd.BuyDoctor(seat=1, target="koeln.castle.0"))
     accepted(state, cmd.Pass(seat=1))
 
 
@@ -253,10 +253,10 @@ def test_given_a_rejected_command_when_the_same_seat_then_sends_a_legal_one_then
 def legal_keys(events: list[Event], seat: int) -> set[tuple[Any, ...]]:
     """The keys of ``seat``'s legal commands; each one must also be accepted by decide."""
     state = given(events)
-    commands = DECIDER.legal_commands(state, seat)
+    commands = RULES.legal_commands(state, seat)
     for command in commands:
         assert command.seat == seat
-        assert not isinstance(DECIDER.decide(state, command), Rejection), command
+        assert not isinstance(RULES.decide(state, command), Rejection), command
     keys = [key_of(c) for c in commands]
     assert len(keys) == len(set(keys)), "a legal command is listed twice"
     return set(keys)
@@ -326,9 +326,9 @@ def test_given_two_thalers_and_trier_when_listing_then_exactly_the_affordable_an
 def test_given_it_is_another_seats_turn_when_listing_then_nothing() -> None:
     """[G1] A seat that is not awaited has no legal command."""
     state = given(POSITION)
-    assert DECIDER.awaited(state) == (1,)
-    assert [DECIDER.legal_commands(state, seat) for seat in (0, 2, 3)] == [[], [], []]
-    assert DECIDER.legal_commands(None, 0) == []
+    assert RULES.awaited(state) == (1,)
+    assert [RULES.legal_commands(state, seat) for seat in (0, 2, 3)] == [[], [], []]
+    assert RULES.legal_commands(None, 0) == []
 
 
 def test_given_a_vote_when_listing_then_voters_choose_a_candidate_and_candidates_nothing() -> None:
@@ -336,8 +336,8 @@ def test_given_a_vote_when_listing_then_voters_choose_a_candidate_and_candidates
     events = [*POSITION, taken(2, "rival"), request("vote", 1, 3)]
     assert legal_keys(events, 1) == {("CastVote", "emperor"), ("CastVote", "rival")}
     state = given(events)
-    assert DECIDER.legal_commands(state, 0) == []
-    assert DECIDER.legal_commands(state, 2) == []
+    assert RULES.legal_commands(state, 0) == []
+    assert RULES.legal_commands(state, 2) == []
     assert prompt(state).decision == "vote"
 
 

@@ -7,7 +7,7 @@ import pytest
 from services.rules.shadow.state import Knight, Tile
 from tests.rules.phase4_support import fill, legal_of, phase4
 from tests.rules.support import (
-    DECIDER,
+    RULES,
     accepted,
     at,
     cmd,
@@ -127,7 +127,7 @@ def test_given_the_emperor_aged_45_with_two_candidates_when_the_doctor_kills_him
         ("replace_emperor", (0,), "actions")
     ]
     assert set(asked[0].rulings) == {"A2", "X11"}
-    assert {c.space for c in DECIDER.legal_commands(after, 0)} == {"koeln.aristocrat.0", "trier.aristocrat.0"}
+    assert {c.space for c in RULES.legal_commands(after, 0)} == {"koeln.aristocrat.0", "trier.aristocrat.0"}
     events, after = accepted(after, cmd.ChooseAristocrat(seat=0, space="trier.aristocrat.0"))
     moved = of_type(events, ev.AristocratMoved)
     assert [(m.from_space, m.to_space) for m in moved] == [("trier.aristocrat.0", "throne")]

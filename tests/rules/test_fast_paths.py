@@ -1,10 +1,12 @@
 """The engine's fast paths agree with the plain rules they stand for.
 
-Listing the phase IV options runs the per-type option functions of actions.py fused into one function
-(``_phase_iv_keys``); ``is_legal`` answers from the latest listing of the same state; the census answers board
-questions once per state. Each must give exactly what the plain functions give, in the same order (the random
-bot's choice depends on it), on positions from seeded random games and on variants of them that reach the rare
-branches (rich and broke players, emptied stacks so that Trier's privilege applies, privileges held).
+There is one copy of each rule: the fast paths only share or remember work. Listing the phase IV options runs
+the option functions of actions.py with one shared ``Turn`` (what several of them ask, worked out once);
+``is_legal`` answers from the latest listing of the same state; the census answers board questions once per
+state; the engine builds its events without validation (``effects.trusted``). Each must give exactly what the
+plain path gives, in the same order (the random bot's choice depends on it), on positions from seeded random
+games and on variants of them that reach the rare branches (rich and broke players, emptied stacks so that
+Trier's privilege applies, privileges held).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from collections.abc import Iterator
 import pytest
 
 from events.base import Rejection
-from services.rules.shadow import actions
-from services.rules.shadow.actions import OPTIONS, Key, _phase_iv_keys, is_legal, legal_keys
+from events.shadow import events as ev
+from services.rules.shadow import actions, effects
+from services.rules.shadow.actions import OPTIONS, Key, is_legal, legal_keys
 from services.rules.shadow.board import ARISTOCRAT, CASTLE
 from services.rules.shadow.queries import (
     KOELN,
@@ -29,21 +32,21 @@ from services.rules.shadow.queries import (
     push_options,
 )
 from services.rules.shadow.state import GameState, Knight, Tile
-from tests.rules.support import DECIDER, NAMES
+from tests.rules.support import NAMES, RULES
 
 
 def positions(players: int, seed: int) -> Iterator[GameState]:
     """Every state of a seeded random game at which a seat is asked for a decision."""
     state = None
-    for event in DECIDER.start(NAMES[:players], {}, seed):
-        state = DECIDER.evolve(state, event)
+    for event in RULES.start(NAMES[:players], {}, seed):
+        state = RULES.evolve(state, event)
     rng = random.Random(seed)
-    while not DECIDER.is_over(state):
+    while not RULES.is_over(state):
         yield state
-        seat = DECIDER.awaited(state)[0]
-        events = DECIDER.decide(state, DECIDER.sample_legal(state, seat, rng))
+        seat = RULES.awaited(state)[0]
+        events = RULES.decide(state, RULES.sample_legal(state, seat, rng))
         for event in events:  # type: ignore[union-attr]
-            state = DECIDER.evolve(state, event)
+            state = RULES.evolve(state, event)
 
 
 def variants(s: GameState) -> Iterator[GameState]:
@@ -62,19 +65,23 @@ def variants(s: GameState) -> Iterator[GameState]:
         yield s._replace(board=tuple(board), privilege_used=(False,) * 7, thalers=(12,) * n)
 
 
-def per_type(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
-    """The phase IV keys listed by the option functions one type after the other, and each type's end."""
+def per_type(s: GameState, seat: int) -> list[Key]:
+    """The phase IV keys listed by the option functions one type after the other, each working out its own
+    Turn (none is shared or remembered)."""
     keys: list[Key] = []
-    ends: list[int] = []
     for fn in OPTIONS["actions"].values():
+        actions._last_turn = None
         keys += fn(s, seat, s.pending)  # type: ignore[arg-type]
-        ends.append(len(keys))
-    return keys, ends
+    return keys
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_given_phase_iv_positions_when_listing_fast_then_same_keys_in_the_same_order(players: int) -> None:
-    """[P1-P8, X2, X9] The fused listing equals the option functions, key for key, type by type."""
+def test_given_phase_iv_positions_when_listing_with_one_turn_then_same_keys_as_each_function_alone(
+    players: int,
+) -> None:
+    """[P1-P8, X2, X9] The listing with one shared Turn equals the option functions run one by one, key for key;
+    for every seat (a seat not awaited lists nothing through ``legal_keys``, so the shared path is asked
+    directly)."""
     checked = 0
     for seed in range(4):
         for s in positions(players, seed):
@@ -82,7 +89,11 @@ def test_given_phase_iv_positions_when_listing_fast_then_same_keys_in_the_same_o
                 continue
             for v in variants(s):
                 for seat in range(players):
-                    assert _phase_iv_keys(v, seat) == per_type(v, seat)
+                    x = actions.turn(v, seat)
+                    shared = [key for fn in actions.PHASE_IV.values() for key in fn(x)]
+                    assert shared == per_type(v, seat)
+                    if seat in actions.awaited(v):
+                        assert legal_keys(v, seat) == shared
                     checked += 1
     assert checked > 100
 
@@ -94,7 +105,7 @@ def test_given_a_listing_when_checking_commands_then_the_cached_answer_is_the_pl
     for s in positions(players, seed=7):
         p = s.pending
         assert p is not None
-        seat = DECIDER.awaited(s)[0]
+        seat = RULES.awaited(s)[0]
         listed = legal_keys(s, seat)
         for key in [*listed, *previous]:
             if key[0] not in OPTIONS[p.decision]:
@@ -135,19 +146,19 @@ def test_given_consecutive_states_when_the_census_carries_answers_over_then_they
     """[T1, D2, X1, B5] The census of a state with the previous state's board (or play areas) reuses that
     census's answers: each equals the answer of a census made from scratch, after every event of a game."""
     state = None
-    for event in DECIDER.start(NAMES[:players], {}, 5):
-        state = DECIDER.evolve(state, event)
+    for event in RULES.start(NAMES[:players], {}, 5):
+        state = RULES.evolve(state, event)
     rng = random.Random(5)
     carried = 0
-    while not DECIDER.is_over(state):
-        seat = DECIDER.awaited(state)[0]
-        result = DECIDER.execute(state, DECIDER.sample_legal(state, seat, rng))
+    while not RULES.is_over(state):
+        seat = RULES.awaited(state)[0]
+        result = RULES.execute(state, RULES.sample_legal(state, seat, rng))
         assert not isinstance(result, Rejection)
         for event in result[0]:
             before = census(state)
             for name in CENSUS_ANSWERS:
                 getattr(before, name)
-            after = DECIDER.evolve(state, event)
+            after = RULES.evolve(state, event)
             reused = census(after)
             carried += after.board is state.board
             fresh = Census(after)
@@ -165,12 +176,12 @@ def test_given_random_games_when_the_engine_builds_events_unvalidated_then_they_
     same types (repr tells a tuple from a list and True from 1), same fields given, same JSON."""
     for seed in range(3):
         state = None
-        for event in DECIDER.start(NAMES[:players], {}, seed):
-            state = DECIDER.evolve(state, event)
+        for event in RULES.start(NAMES[:players], {}, seed):
+            state = RULES.evolve(state, event)
         rng = random.Random(seed)
-        while not DECIDER.is_over(state):
-            seat = DECIDER.awaited(state)[0]
-            result = DECIDER.execute(state, DECIDER.sample_legal(state, seat, rng))
+        while not RULES.is_over(state):
+            seat = RULES.awaited(state)[0]
+            result = RULES.execute(state, RULES.sample_legal(state, seat, rng))
             assert not isinstance(result, Rejection)
             for event in result[0]:
                 validated = type(event)(**{name: getattr(event, name) for name in event.model_fields_set})
@@ -178,3 +189,42 @@ def test_given_random_games_when_the_engine_builds_events_unvalidated_then_they_
                 assert event.model_fields_set == validated.model_fields_set
                 assert event.to_json() == validated.to_json()
             state = result[1]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_seeded_games_when_every_event_is_validated_then_the_same_games_as_with_trusted_events(
+    players: int,
+) -> None:
+    """The test harness's switch: with ``validated_events`` on, the engine builds every event through pydantic's
+    validation (a wrong type anywhere raises); the same seeds then give the very same events."""
+
+    def game(seed: int) -> list[str]:
+        state = None
+        log = RULES.start(NAMES[:players], {}, seed)
+        for event in log:
+            state = RULES.evolve(state, event)
+        rng = random.Random(seed)
+        while not RULES.is_over(state):
+            result = RULES.execute(state, RULES.sample_legal(state, RULES.awaited(state)[0], rng))
+            assert not isinstance(result, Rejection)
+            log += result[0]
+            state = result[1]
+        return [repr(event) for event in log]
+
+    trusted = [game(seed) for seed in (11, 12)]
+    with effects.validated_events():
+        assert effects.E.ThalersChanged is ev.ThalersChanged  # the model class itself: validation on
+        validated = [game(seed) for seed in (11, 12)]
+    assert effects.E.ThalersChanged is not ev.ThalersChanged
+    assert validated == trusted
+
+
+def test_given_a_trusted_constructor_when_misused_then_it_fails_rather_than_record_a_broken_event() -> None:
+    # An unknown field is refused at once
+    with pytest.raises(TypeError):
+        effects.E.ThalersChanged(seat=0, delta=1, balance=1, reason="x", colour="red")
+    # A required field left out cannot be encoded: such an event can be neither stored nor sent
+    broken = effects.E.ThalersChanged(seat=0, delta=1, balance=1)
+    assert broken.reason is effects.MISSING
+    with pytest.raises(Exception, match="serialize"):
+        broken.to_json()

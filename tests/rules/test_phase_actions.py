@@ -9,7 +9,7 @@ from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow.state import Knight
 from tests.rules.phase4_support import fill, phase4
 from tests.rules.support import (
-    DECIDER,
+    RULES,
     accepted,
     at,
     cmd,
@@ -36,7 +36,7 @@ def test_given_setup_ends_when_phase_iv_starts_then_the_emperor_acts_first(emper
     assert (state.round, state.phase) == (1, 4)
     assert prompt(state).decision == "actions"
     assert prompt(state).seats == (emperor,)
-    assert DECIDER.awaited(state) == (emperor,)
+    assert RULES.awaited(state) == (emperor,)
 
 
 def test_given_the_emperor_is_seat_two_when_each_player_acts_then_turns_go_clockwise_and_wrap() -> None:
@@ -75,7 +75,7 @@ def test_given_a_player_passes_when_turns_come_round_then_he_never_acts_again_th
     for _ in range(6):  # seats 1, 2, 3 place knights twice each: seat 0 is never asked
         seat = prompt(state).seats[0]
         seen.append(seat)
-        assert DECIDER.legal_commands(state, 0) == []
+        assert RULES.legal_commands(state, 0) == []
         rejected(state, cmd.PlaceKnight(seat=0, electorate="koeln", space_kind="castle"), "not_your_turn")
         _, state = accepted(
             state,
@@ -158,7 +158,7 @@ def test_given_a_full_electorate_when_a_knight_is_placed_there_then_it_is_refuse
     state = phase4(*fill("mainz", 1, -2, 2, 3), turn=0)
     rejected(state, cmd.PlaceKnight(seat=0, electorate="mainz", space_kind="aristocrat"), "illegal_move")
     assert ("PlaceKnight", "mainz", "aristocrat") not in {
-        (c.type, c.electorate, c.space_kind) for c in DECIDER.legal_commands(state, 0) if c.type == "PlaceKnight"
+        (c.type, c.electorate, c.space_kind) for c in RULES.legal_commands(state, 0) if c.type == "PlaceKnight"
     }
 
 
@@ -226,7 +226,7 @@ def test_given_an_own_knight_when_it_moves_to_an_equivalent_space_then_it_is_ref
         "illegal_move",
     )
     moves = {
-        (c.from_space, c.electorate, c.space_kind) for c in DECIDER.legal_commands(state, 0) if c.type == "MoveKnight"
+        (c.from_space, c.electorate, c.space_kind) for c in RULES.legal_commands(state, 0) if c.type == "MoveKnight"
     }
     assert ("koeln.aristocrat.0", "koeln", "aristocrat") not in moves
     assert ("koeln.aristocrat.0", "koeln", "castle") in moves
@@ -272,14 +272,14 @@ def test_given_every_city_space_is_taken_when_an_ordinance_is_bought_then_it_is_
     ]
     state = phase4(*cities, turn=0)
     rejected(state, cmd.BuyOrdinance(seat=0, electorate="saxony"), "illegal_move")
-    assert not [c for c in DECIDER.legal_commands(state, 0) if c.type == "BuyOrdinance"]
+    assert not [c for c in RULES.legal_commands(state, 0) if c.type == "BuyOrdinance"]
 
 
 def test_given_no_own_knight_when_a_promotion_is_bought_then_it_is_refused() -> None:
     """[P2, P5] Promotion needs an own knight on an aristocrat space."""
     state = phase4(knight(1, "mainz.aristocrat.0"), turn=0)
     rejected(state, cmd.BuyPromotion(seat=0, knight="mainz.aristocrat.0"), "illegal_move")
-    assert not [c for c in DECIDER.legal_commands(state, 0) if c.type == "BuyPromotion"]
+    assert not [c for c in RULES.legal_commands(state, 0) if c.type == "BuyPromotion"]
 
 
 def test_given_no_own_baron_when_foreign_kings_daughter_is_bought_then_it_is_refused() -> None:
@@ -287,7 +287,7 @@ def test_given_no_own_baron_when_foreign_kings_daughter_is_bought_then_it_is_ref
     state = phase4(tile(0, "mainz.aristocrat.0", couple=True), tile(1, "mainz.aristocrat.1"), turn=0)
     rejected(state, cmd.BuyForeignKingsDaughter(seat=0, baron="mainz.aristocrat.1"), "illegal_move")
     rejected(state, cmd.BuyForeignKingsDaughter(seat=0, baron="mainz.aristocrat.0"), "illegal_move")
-    assert not [c for c in DECIDER.legal_commands(state, 0) if c.type == "BuyForeignKingsDaughter"]
+    assert not [c for c in RULES.legal_commands(state, 0) if c.type == "BuyForeignKingsDaughter"]
 
 
 def test_given_an_empty_tile_supply_when_a_permit_is_bought_then_supply_empty() -> None:
@@ -299,7 +299,7 @@ def test_given_an_empty_tile_supply_when_a_permit_is_bought_then_supply_empty() 
     state = phase4(*tiles, turn=0)
     assert state.tiles_in_supply[0] == 0
     rejected(state, cmd.BuyPermit(seat=0, electorate="mainz"), "supply_empty")
-    assert not [c for c in DECIDER.legal_commands(state, 0) if c.type == "BuyPermit"]
+    assert not [c for c in RULES.legal_commands(state, 0) if c.type == "BuyPermit"]
 
 
 def test_given_a_doctor_was_taken_when_the_same_player_takes_another_then_he_holds_two() -> None:
@@ -360,6 +360,6 @@ def test_given_the_knight_reminder_card_when_the_cards_are_listed_then_it_can_ne
     state = phase4(turn=0)
     assert "knight" not in state.layout.cards
     assert not [t for t in COMMAND_TYPES if "Knight" in t and t.startswith("Buy")]
-    assert all(getattr(c, "card", None) != "knight" for c in DECIDER.legal_commands(state, 0))
-    knight_commands = {c.type for c in DECIDER.legal_commands(state, 0) if "Knight" in c.type}
+    assert all(getattr(c, "card", None) != "knight" for c in RULES.legal_commands(state, 0))
+    knight_commands = {c.type for c in RULES.legal_commands(state, 0) if "Knight" in c.type}
     assert knight_commands == {"PlaceKnight"}  # a knight is placed by paying 1 thaler, not by a card

@@ -11,7 +11,7 @@ from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import Knight, Tile
 from tests.rules.round_support import before_round, next_round
-from tests.rules.support import DECIDER, accepted, at, knight, of_type, prompt, rejected, taken, thalers, tile, types
+from tests.rules.support import RULES, accepted, at, knight, of_type, prompt, rejected, taken, thalers, tile, types
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
 
@@ -22,7 +22,7 @@ def counted(events: list[ev.Event]) -> dict[int, ev.DescendantsCounted]:
 
 def placements(state, seat: int) -> set[tuple[str, str | None]]:
     """(electorate, push) of every legal PlacePiece."""
-    return {(c.electorate, c.push) for c in DECIDER.legal_commands(state, seat) if c.type == "PlacePiece"}
+    return {(c.electorate, c.push) for c in RULES.legal_commands(state, seat) if c.type == "PlacePiece"}
 
 
 # --- D1: counting -------------------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def test_given_a_daughter_when_offers_are_listed_then_only_opponents_unmarried_b
     """[D3] Offers go to an opponent's unmarried Baron: the Emperor and a secular elector may be chosen, an
     archdiocese elector, a Couple or one's own Baron may not; the convent is always possible."""
     _, state = daughter_for_seat_one()
-    legal = DECIDER.legal_commands(state, 1)
+    legal = RULES.legal_commands(state, 1)
     assert {c.space for c in legal if c.type == "OfferDaughter"} == {"throne", "saxony.elector", "koeln.aristocrat.1"}
     assert [c.type for c in legal if c.type != "OfferDaughter"] == ["SendDaughterToConvent"]
     for space in ("mainz.elector", "koeln.aristocrat.0", "trier.aristocrat.0"):

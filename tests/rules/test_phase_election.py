@@ -13,7 +13,7 @@ from typing import Any
 from events.base import Event
 from services.rules.shadow.state import GameState
 from tests.rules.phase56_support import ELECTORATES, phase_v, tile_at
-from tests.rules.support import DECIDER, accepted, baron, cmd, couple, ev, knight, of_type, prompt, rejected
+from tests.rules.support import PRESENTER, RULES, accepted, baron, cmd, couple, ev, knight, of_type, prompt, rejected
 from tests.rules.support import at as piece
 from tests.rules.support import taken as card
 
@@ -82,8 +82,8 @@ def test_given_a_rival_when_phase_vi_starts_then_the_election_is_called_and_the_
     called = of_type(events, ev.ElectionCalled)
     assert [(c.emperor, c.rival, c.rulings) for c in called] == [(2, 0, ("E1",))]
     assert requested(events)[-1] == ("vote", (3, 1))
-    assert DECIDER.awaited(state) == (3, 1)
-    assert DECIDER.legal_commands(state, 1) == [
+    assert RULES.awaited(state) == (3, 1)
+    assert RULES.legal_commands(state, 1) == [
         cmd.CastVote(seat=1, candidate="emperor"),
         cmd.CastVote(seat=1, candidate="rival"),
     ]
@@ -92,8 +92,8 @@ def test_given_a_rival_when_phase_vi_starts_then_the_election_is_called_and_the_
 def test_given_an_election_when_a_candidate_tries_to_vote_then_it_is_rejected() -> None:
     """[E2] The Emperor and the Rival vote for themselves; they are not asked."""
     _, state = at_phase_vi(*rulebook_example())
-    assert DECIDER.legal_commands(state, RED) == []
-    assert DECIDER.legal_commands(state, GREEN) == []
+    assert RULES.legal_commands(state, RED) == []
+    assert RULES.legal_commands(state, GREEN) == []
     rejected(state, cmd.CastVote(seat=RED, candidate="emperor"), "not_your_turn")
     rejected(state, cmd.CastVote(seat=GREEN, candidate="rival"), "not_your_turn")
 
@@ -107,7 +107,7 @@ def test_given_two_voters_when_the_second_in_order_votes_first_then_his_vote_is_
         (YELLOW, "rival", ("E2",))
     ]
     assert [e.type for e in events] == ["VoteSealed"]
-    assert DECIDER.awaited(state) == (BLUE,)
+    assert RULES.awaited(state) == (BLUE,)
 
 
 def test_given_a_sealed_vote_when_the_same_seat_votes_again_then_it_is_rejected_as_already_voted() -> None:
@@ -122,10 +122,10 @@ def test_given_a_sealed_vote_when_seats_look_at_the_game_then_only_its_own_seat_
     """[E2] A sealed vote is shown to its own seat only: "sealed" to the others, its choice to no spectator."""
     _, state = at_phase_vi(*rulebook_example())
     _, state = vote(state, YELLOW, "rival")
-    assert DECIDER.view(state, YELLOW)["votes"] == [None, None, None, "rival"]
+    assert PRESENTER.view(state, YELLOW)["votes"] == [None, None, None, "rival"]
     for seat in (RED, GREEN, BLUE):
-        assert DECIDER.view(state, seat)["votes"] == [None, None, None, "sealed"]
-    spectator = DECIDER.view(state, None)["votes"]
+        assert PRESENTER.view(state, seat)["votes"] == [None, None, None, "sealed"]
+    spectator = PRESENTER.view(state, None)["votes"]
     assert "rival" not in spectator and "emperor" not in spectator
 
 
@@ -136,7 +136,7 @@ def test_given_all_votes_revealed_when_seats_look_at_the_game_then_every_vote_is
     events, state = vote(state, BLUE, "emperor")
     assert of_type(events, ev.VotesRevealed)
     for seat in (RED, GREEN, BLUE, YELLOW, None):
-        assert DECIDER.view(state, seat)["votes"][BLUE:] == ["emperor", "rival"]
+        assert PRESENTER.view(state, seat)["votes"][BLUE:] == ["emperor", "rival"]
 
 
 # --- the rulebook's worked example -----------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_given_the_rulebook_election_when_blue_backs_the_emperor_and_yellow_the_
     assert state.emperor == GREEN
     # Green puts one of his Barons from Bohemia on the throne (never an elector)
     assert (prompt(state).decision, prompt(state).seats) == ("choose_throne", (GREEN,))
-    assert DECIDER.legal_commands(state, GREEN) == [
+    assert RULES.legal_commands(state, GREEN) == [
         cmd.ChooseAristocrat(seat=GREEN, space="bohemia.aristocrat.0"),
         cmd.ChooseAristocrat(seat=GREEN, space="bohemia.aristocrat.1"),
     ]
@@ -180,7 +180,7 @@ def test_given_the_rulebook_election_when_blue_backs_the_emperor_and_yellow_the_
     assert tile_at(state, "bohemia.elector") == (GREEN, False, 35)
     # Red's old Emperor goes to a free aristocrat space of an electorate Red chooses
     assert (prompt(state).decision, prompt(state).seats) == ("place_dethroned", (RED,))
-    assert {c.electorate for c in DECIDER.legal_commands(state, RED)} == set(ELECTORATES)
+    assert {c.electorate for c in RULES.legal_commands(state, RED)} == set(ELECTORATES)
     events, state = accepted(state, cmd.PlacePiece(seat=RED, electorate="koeln"))
     moved = of_type(events, ev.AristocratMoved)
     assert [(m.owner, m.from_space, m.to_space) for m in moved] == [(RED, "aside", "koeln.aristocrat.0")]
@@ -285,11 +285,11 @@ def test_given_one_player_with_both_cards_when_aiming_then_church_influence_come
 def test_given_aiming_when_the_target_is_of_the_wrong_kind_then_it_is_rejected() -> None:
     """[E1, X8] Church influence names an archdiocese, Excommunication a secular electorate."""
     _, state = at_phase_vi(card(GREEN, "rival"), card(BLUE, "excommunication"), card(BLUE, "church_influence"))
-    assert {c.electorate for c in DECIDER.legal_commands(state, BLUE)} == {"mainz", "koeln", "trier"}
+    assert {c.electorate for c in RULES.legal_commands(state, BLUE)} == {"mainz", "koeln", "trier"}
     rejected(state, cmd.AimChurchInfluence(seat=BLUE, electorate="saxony"), "illegal_move")
     rejected(state, cmd.AimExcommunication(seat=BLUE, electorate="saxony"), "wrong_decision")
     _, state = accepted(state, cmd.AimChurchInfluence(seat=BLUE, electorate="koeln"))
-    assert {c.electorate for c in DECIDER.legal_commands(state, BLUE)} == {
+    assert {c.electorate for c in RULES.legal_commands(state, BLUE)} == {
         "palatinate",
         "saxony",
         "brandenburg",
@@ -302,7 +302,7 @@ def test_given_a_two_player_game_when_aiming_then_closed_electorates_cannot_be_n
     """[X8, T1] Only open electorates can be named."""
     _, state = at_phase_vi(card(1, "rival"), card(1, "church_influence"), players=2)
     closed_spiritual = [ELECTORATES[e] for e in state.closed if e < 3]
-    offered = {c.electorate for c in DECIDER.legal_commands(state, 1)}
+    offered = {c.electorate for c in RULES.legal_commands(state, 1)}
     assert offered == {"mainz", "koeln", "trier"} - set(closed_spiritual)
     rejected(state, cmd.AimChurchInfluence(seat=1, electorate=closed_spiritual[0]), "closed_electorate")
 
@@ -384,7 +384,7 @@ def test_given_the_rival_wins_with_a_gray_eminence_when_he_chooses_the_throne_th
     )
     assert state.emperor == GREEN
     assert (prompt(state).decision, prompt(state).seats) == ("choose_throne", (GREEN,))
-    assert DECIDER.legal_commands(state, GREEN) == [
+    assert RULES.legal_commands(state, GREEN) == [
         cmd.ChooseAristocrat(seat=GREEN, space="saxony.eminence"),
         cmd.ChooseAristocrat(seat=GREEN, space="bohemia.aristocrat.0"),
     ]
@@ -449,7 +449,7 @@ def test_given_the_old_emperor_and_a_full_electorate_when_he_is_placed_there_the
     _, state = vote(state, BLUE, "rival")
     _, state = vote(state, YELLOW, "rival")
     assert (prompt(state).decision, prompt(state).seats) == ("place_dethroned", (RED,))
-    saxony = {c.push for c in DECIDER.legal_commands(state, RED) if c.electorate == "saxony"}
+    saxony = {c.push for c in RULES.legal_commands(state, RED) if c.electorate == "saxony"}
     assert saxony == {"saxony.aristocrat.1", "saxony.aristocrat.2"}
     rejected(state, cmd.PlacePiece(seat=RED, electorate="saxony"), "no_room")
     rejected(state, cmd.PlacePiece(seat=RED, electorate="koeln", push="saxony.aristocrat.1"), "push_not_allowed")

@@ -13,7 +13,7 @@ from events.shadow import events as ev
 from services.rules.shadow.state import EMPIRE, City
 from tests.rules.round_support import before_last_pass, last_pass
 from tests.rules.support import (
-    DECIDER,
+    RULES,
     accepted,
     at,
     city,
@@ -83,14 +83,14 @@ def test_given_the_city_prompt_when_another_seat_or_a_full_electorate_is_named_t
     _, state = last_pass(state)
     rejected(state, cmd.PlaceEmpireCity(seat=1, electorate="koeln"), "not_your_turn")
     rejected(state, cmd.PlaceEmpireCity(seat=0, electorate="mainz"))
-    assert "mainz" not in {c.electorate for c in DECIDER.legal_commands(state, 0)}
+    assert "mainz" not in {c.electorate for c in RULES.legal_commands(state, 0)}
 
 
 def test_given_the_city_prompt_when_the_emperor_declines_then_it_is_rejected() -> None:
     """[R1] Placing the empire city is mandatory where possible: there is nothing to decline."""
     _, state = last_pass(before_last_pass(tile(0, "throne", 15)))
     rejected(state, cmd.Decline(seat=0), "wrong_decision")
-    assert {c.type for c in DECIDER.legal_commands(state, 0)} == {"PlaceEmpireCity"}
+    assert {c.type for c in RULES.legal_commands(state, 0)} == {"PlaceEmpireCity"}
 
 
 def test_given_all_empire_cities_on_the_board_when_phase_vii_of_round_one_comes_then_placing_is_skipped() -> None:
@@ -210,9 +210,9 @@ def test_given_round_five_when_phase_vii_ends_then_the_game_ends_with_the_winner
         scores=(1, 6, 4, 0), thalers=(9, 7, 7, 7), winners=(1,), shared=False, rulings=("G3",)
     )
     assert (5, 8) not in [(e.round, e.phase) for e in of_type(events, ev.PhaseStarted)]
-    assert DECIDER.is_over(state)
-    assert DECIDER.result(state)["winners"] == [1]
-    assert DECIDER.awaited(state) == ()
+    assert RULES.is_over(state)
+    assert RULES.result(state)["winners"] == [1]
+    assert RULES.awaited(state) == ()
 
 
 def test_given_an_ended_game_when_a_command_arrives_then_it_is_rejected() -> None:
@@ -229,7 +229,7 @@ def test_given_the_emperors_last_point_ties_him_with_the_leader_when_the_game_en
     ended = events[-1]
     assert isinstance(ended, ev.GameEnded)
     assert (ended.scores, ended.winners, ended.shared) == ((5, 5, 0, 0), (0, 1), True)
-    assert DECIDER.result(state)["shared"] is True
+    assert RULES.result(state)["shared"] is True
 
 
 def test_given_the_thaler_tiebreak_when_players_tie_on_vp_then_the_one_with_most_thalers_wins() -> None:

@@ -11,7 +11,7 @@ from events.shadow import events as ev
 from services.rules.shadow.state import Tile
 from tests.rules.round_support import before_round, next_round
 from tests.rules.support import (
-    DECIDER,
+    RULES,
     accepted,
     at,
     city,
@@ -294,7 +294,7 @@ def test_given_a_dead_elector_when_phase_iv_comes_then_the_seat_is_empty_and_giv
     assert prompt(state).seats == (0,)
     rejection = rejected(state, cmd.UseKoelnPrivilege(seat=0, target="mainz.aristocrat.0"), "no_privilege")
     assert rejection.rulings == ("P7",)
-    assert not [c for c in DECIDER.legal_commands(state, 0) if c.type == "UseKoelnPrivilege"]
+    assert not [c for c in RULES.legal_commands(state, 0) if c.type == "UseKoelnPrivilege"]
 
 
 def test_given_a_dead_bohemia_elector_when_the_emperor_is_elected_then_the_seat_gives_no_vote() -> None:

@@ -15,7 +15,7 @@ import pytest
 from events.base import Event
 from tests.rules.phase56_support import ELECTORATES, phase_v, tile_at
 from tests.rules.support import (
-    DECIDER,
+    RULES,
     accepted,
     baron,
     city,
@@ -151,9 +151,9 @@ def test_given_a_tie_without_the_emperor_when_phase_v_then_the_emperor_is_asked_
     assert not [e for e in events if isinstance(e, Seated) and e.electorate == "palatinate"]
     p = prompt(state)
     assert (p.decision, p.seats, p.electorate, p.tied) == ("break_tie", (0,), "palatinate", (1, 2))
-    assert DECIDER.awaited(state) == (0,)
-    assert DECIDER.legal_commands(state, 0) == [cmd.BreakTie(seat=0, winner=1), cmd.BreakTie(seat=0, winner=2)]
-    assert DECIDER.legal_commands(state, 1) == []
+    assert RULES.awaited(state) == (0,)
+    assert RULES.legal_commands(state, 0) == [cmd.BreakTie(seat=0, winner=1), cmd.BreakTie(seat=0, winner=2)]
+    assert RULES.legal_commands(state, 1) == []
 
 
 def test_given_a_tie_when_the_emperor_names_a_player_outside_the_tie_then_it_is_rejected() -> None:
@@ -266,7 +266,7 @@ def test_given_two_different_barons_when_their_owner_wins_then_he_chooses_among_
     )
     p = prompt(state)
     assert (p.decision, p.seats, p.electorate) == ("choose_elector", (3,), "bohemia")
-    assert DECIDER.legal_commands(state, 3) == [
+    assert RULES.legal_commands(state, 3) == [
         cmd.ChooseAristocrat(seat=3, space="bohemia.aristocrat.0"),
         cmd.ChooseAristocrat(seat=3, space="bohemia.aristocrat.1"),
     ]
@@ -343,7 +343,7 @@ def test_given_no_free_space_and_knights_of_several_owners_when_the_elector_is_d
     p = prompt(state)
     assert (p.decision, p.seats, p.electorate) == ("place_displaced", (0,), "saxony")
     assert {"V4", "D2", "X6"} <= set(of_type(events, ev.DecisionRequested)[-1].rulings)
-    legal = DECIDER.legal_commands(state, 0)
+    legal = RULES.legal_commands(state, 0)
     assert {c.push for c in legal} == {f"saxony.aristocrat.{i}" for i in range(4)}
     assert {(c.electorate, c.space_kind) for c in legal} == {("saxony", "aristocrat")}
     rejected(state, cmd.PlacePiece(seat=0, electorate="koeln", push=None), "illegal_move")
@@ -445,7 +445,7 @@ def test_given_the_gray_eminence_card_when_phase_v_starts_then_its_holder_may_pl
     p = prompt(state)
     assert (p.decision, p.seats) == ("gray_eminence", (2,))
     assert {"P8", "X13"} <= set(of_type(events, ev.DecisionRequested)[-1].rulings)
-    assert DECIDER.legal_commands(state, 2) == [
+    assert RULES.legal_commands(state, 2) == [
         *(cmd.PlacePiece(seat=2, electorate=k, space_kind="eminence") for k in ELECTORATES),
         cmd.Decline(seat=2),
     ]
@@ -488,7 +488,7 @@ def test_given_a_two_player_game_when_the_gray_eminence_is_placed_then_closed_el
     _, state = phase_v(card(1, "gray_eminence"), players=2)
     closed = {ELECTORATES[e] for e in state.closed}
     assert len(closed) == 2
-    offered = {c.electorate for c in DECIDER.legal_commands(state, 1) if isinstance(c, cmd.PlacePiece)}
+    offered = {c.electorate for c in RULES.legal_commands(state, 1) if isinstance(c, cmd.PlacePiece)}
     assert offered == set(ELECTORATES) - closed
     rejected(state, cmd.PlacePiece(seat=1, electorate=sorted(closed)[0], space_kind="eminence"), "closed_electorate")
 
@@ -523,7 +523,7 @@ def test_given_the_rulebook_brandenburg_example_when_phase_v_then_green_takes_th
     assert changed.rulings == ("V1", "V2", "V3", "V4")
     p = prompt(state)
     assert (p.decision, p.seats, p.electorate) == ("choose_elector", (1,), "brandenburg")
-    assert DECIDER.legal_commands(state, 1) == [
+    assert RULES.legal_commands(state, 1) == [
         cmd.ChooseAristocrat(seat=1, space="brandenburg.aristocrat.0"),
         cmd.ChooseAristocrat(seat=1, space="brandenburg.aristocrat.1"),
     ]

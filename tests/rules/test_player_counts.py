@@ -18,7 +18,20 @@ from events.shadow import events as ev
 from services.bots.random_bot import choose
 from services.rules.shadow.state import GameState
 from tests.rules.round_support import before_last_pass, before_round, last_pass, next_round
-from tests.rules.support import DECIDER, accepted, given, of_type, rejected, request, start, taken, tile, types, vp
+from tests.rules.support import (
+    PRESENTER,
+    RULES,
+    accepted,
+    given,
+    of_type,
+    rejected,
+    request,
+    start,
+    taken,
+    tile,
+    types,
+    vp,
+)
 
 SPIRITUAL = ("mainz", "koeln", "trier")
 SECULAR = ("palatinate", "saxony", "brandenburg", "bohemia")
@@ -98,13 +111,13 @@ def test_given_a_recorded_draw_when_the_events_are_replayed_then_nothing_is_draw
 def test_given_a_closed_electorate_when_setup_places_there_then_it_is_rejected_and_never_offered() -> None:
     """[T1] A closed electorate takes no empire city and no elector."""
     state = given(start(2, seed=0))
-    offered = {c.electorate for c in DECIDER.legal_commands(state, 0)}
+    offered = {c.electorate for c in RULES.legal_commands(state, 0)}
     assert offered == {"mainz", "koeln", "palatinate", "saxony", "brandenburg"}
     rejection = rejected(state, cmd.PlaceEmpireCity(seat=0, electorate="trier"), "closed_electorate")
     assert rejection.rulings == ("T1",)
     _, state = accepted(state, cmd.PlaceEmpireCity(seat=0, electorate="saxony"))
     rejected(state, cmd.PlacePiece(seat=1, electorate="bohemia", space_kind="elector"), "closed_electorate")
-    assert "bohemia" not in {c.electorate for c in DECIDER.legal_commands(state, 1)}
+    assert "bohemia" not in {c.electorate for c in RULES.legal_commands(state, 1)}
 
 
 def test_given_a_closed_electorate_when_phase_iv_actions_name_it_then_they_are_rejected() -> None:
@@ -113,7 +126,7 @@ def test_given_a_closed_electorate_when_phase_iv_actions_name_it_then_they_are_r
     rejected(state, cmd.BuyPermit(seat=0, electorate="trier"), "closed_electorate")
     rejected(state, cmd.BuyOrdinance(seat=0, electorate="bohemia"), "closed_electorate")
     rejected(state, cmd.PlaceKnight(seat=0, electorate="bohemia", space_kind="castle"), "closed_electorate")
-    legal = DECIDER.legal_commands(state, 0)
+    legal = RULES.legal_commands(state, 0)
     assert legal
     assert not [c for c in legal if names_closed(c, {"trier", "bohemia"})]
 
@@ -125,11 +138,11 @@ def test_given_a_two_player_game_when_it_is_played_to_the_end_then_closed_electo
     closed = closed_keys(state)
     rng = random.Random(11)
     all_events: list[Event] = []
-    while not DECIDER.is_over(state):
-        seat = DECIDER.awaited(state)[0]
-        legal = DECIDER.legal_commands(state, seat)
+    while not RULES.is_over(state):
+        seat = RULES.awaited(state)[0]
+        legal = RULES.legal_commands(state, seat)
         assert not [c for c in legal if names_closed(c, closed)]
-        events = DECIDER.decide(state, choose(DECIDER, state, seat, rng))
+        events = RULES.decide(state, choose(RULES, state, seat, rng))
         assert isinstance(events, list)
         all_events += events
         state = given(events, state)
@@ -186,14 +199,14 @@ def test_given_a_player_count_when_its_stack_runs_out_then_the_card_can_no_longe
     empty = phase4(*board, *others, taken(1, card), players=players)
     rejection = rejected(empty, BUY[card], "stack_empty")
     assert rejection.rulings == ("B5", "P2")
-    assert not [c for c in DECIDER.legal_commands(empty, 0) if c.type == BUY[card].type]
+    assert not [c for c in RULES.legal_commands(empty, 0) if c.type == BUY[card].type]
 
 
 # --- P2, X9: buying without effect -----------------------------------------------------------------------------
 def test_given_two_players_when_a_card_is_bought_without_effect_then_it_is_paid_and_nothing_else_happens() -> None:
     """[P2, X9] Two players: Ordinance taken and paid (4), no city placed, no VP."""
     state = phase4(players=2)
-    assert "BuyCardWithoutEffect" in {c.type for c in DECIDER.legal_commands(state, 0)}
+    assert "BuyCardWithoutEffect" in {c.type for c in RULES.legal_commands(state, 0)}
     events, state = accepted(state, cmd.BuyCardWithoutEffect(seat=0, card="ordinance"))
     assert events[:2] == [
         ev.CardTaken(seat=0, card="ordinance", cost=4, without_effect=True, rulings=("P2", "X9")),
@@ -218,7 +231,7 @@ def test_given_three_or_four_players_when_a_card_is_bought_without_effect_then_i
     state = phase4(players=players)
     rejection = rejected(state, cmd.BuyCardWithoutEffect(seat=0, card="indulgence"), "not_two_players")
     assert rejection.rulings == ("P2", "X9")
-    assert "BuyCardWithoutEffect" not in {c.type for c in DECIDER.legal_commands(state, 0)}
+    assert "BuyCardWithoutEffect" not in {c.type for c in RULES.legal_commands(state, 0)}
 
 
 def test_given_a_card_bought_without_effect_when_phase_iii_counts_then_it_counts_by_its_colour() -> None:
@@ -233,17 +246,17 @@ def test_given_a_card_bought_without_effect_when_phase_iii_counts_then_it_counts
 def test_given_the_default_table_when_a_seat_views_the_game_then_every_vp_total_is_visible() -> None:
     """[B6] VP totals are public by default."""
     state = phase4(vp(0, 2), vp(1, 3), vp(3, 1))
-    assert DECIDER.view(state, 1)["victory_points"] == [2, 3, 0, 1]
-    assert DECIDER.view(state, None)["victory_points"] == [2, 3, 0, 1]
+    assert PRESENTER.view(state, 1)["victory_points"] == [2, 3, 0, 1]
+    assert PRESENTER.view(state, None)["victory_points"] == [2, 3, 0, 1]
 
 
 def test_given_hidden_vp_when_a_seat_views_the_game_then_it_sees_only_its_own_total() -> None:
     """[B6 option hidden_victory_points] Other seats' VP are hidden until the end; a seat sees its own; a
     spectator sees none."""
     state = phase4(vp(0, 2), vp(1, 3), vp(3, 1), settings={"hidden_victory_points": True})
-    assert DECIDER.view(state, 1)["victory_points"] == [None, 3, None, None]
-    assert DECIDER.view(state, 2)["victory_points"] == [None, None, 0, None]
-    assert DECIDER.view(state, None)["victory_points"] == [None, None, None, None]
+    assert PRESENTER.view(state, 1)["victory_points"] == [None, 3, None, None]
+    assert PRESENTER.view(state, 2)["victory_points"] == [None, None, 0, None]
+    assert PRESENTER.view(state, None)["victory_points"] == [None, None, None, None]
 
 
 def test_given_hidden_vp_when_the_game_ends_then_every_total_is_visible() -> None:
@@ -251,8 +264,8 @@ def test_given_hidden_vp_when_the_game_ends_then_every_total_is_visible() -> Non
     state = before_last_pass(
         tile(0, "throne", 15), vp(1, 3), vp(3, 1), round_=5, settings={"hidden_victory_points": True}
     )
-    assert DECIDER.view(state, 2)["victory_points"] == [None, None, 0, None]
+    assert PRESENTER.view(state, 2)["victory_points"] == [None, None, 0, None]
     _, state = last_pass(state)
-    assert DECIDER.is_over(state)
+    assert RULES.is_over(state)
     for seat in (0, 2, None):
-        assert DECIDER.view(state, seat)["victory_points"] == [1, 3, 0, 1]
+        assert PRESENTER.view(state, seat)["victory_points"] == [1, 3, 0, 1]

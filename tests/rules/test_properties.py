@@ -28,7 +28,7 @@ from events.shadow.commands import COMMAND_TYPES
 from services.rules.decider import fold
 from services.rules.shadow.board import AGES, ARISTOCRAT, ASIDE, CASTLE, CITY, ELECTOR, ELECTORATE_KEYS, THRONE
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
-from tests.rules.support import DECIDER, NAMES
+from tests.rules.support import NAMES, PRESENTER, RULES
 
 # --- profiles ---------------------------------------------------------------------------------------------
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
@@ -95,7 +95,7 @@ def tables(players: int) -> st.SearchStrategy[dict[str, Any]]:
 def fold_one_by_one(state: GameState | None, events: list[Event], checks: list[EventCheck]) -> GameState:
     """Fold ``events`` one at a time, running every event check after each."""
     for event in events:
-        after = DECIDER.evolve(state, event)
+        after = RULES.evolve(state, event)
         for check in checks:
             check(state, event, after)
         state = after
@@ -118,21 +118,21 @@ def play(
     game = Game(players, drawn, seed)
     rng = random.Random(seed)  # picks which commands the step checks try: the game itself is hypothesis's
     event_checks = event_checks or []
-    game.log = DECIDER.start(NAMES[:players], drawn, seed)
+    game.log = RULES.start(NAMES[:players], drawn, seed)
     state = fold_one_by_one(None, game.log, event_checks)
     number = 0
-    while not DECIDER.is_over(state):
-        awaited = DECIDER.awaited(state)
+    while not RULES.is_over(state):
+        awaited = RULES.awaited(state)
         assert awaited, f"the game waits for nobody at round {state.round}, phase {state.phase}"
         seat = awaited[data.draw(st.integers(0, len(awaited) - 1))] if len(awaited) > 1 else awaited[0]
-        legal = DECIDER.legal_commands(state, seat)
+        legal = RULES.legal_commands(state, seat)
         assert legal, f"seat {seat} is awaited for {state.pending} but has no legal command"
         rivals = [c for c in legal if c.type == "BuyRival"] if rival_bias else []  # type: ignore[attr-defined]
         if rivals and data.draw(st.integers(0, 3)) == 0:
             command = rivals[0]
         else:
             command = legal[data.draw(st.integers(0, len(legal) - 1))]
-        events = DECIDER.decide(state, command)
+        events = RULES.decide(state, command)
         assert not isinstance(events, Rejection), f"legal {command} was rejected: {events}"
         assert events, f"{command} caused no event"
         after = fold_one_by_one(state, events, event_checks)
@@ -298,9 +298,9 @@ def check_game_end(game: Game) -> None:
         tied = [seat for seat in tied if s.thalers[seat] == most]
     assert list(last.winners) == tied
     assert tuple(last.scores) == s.vp and tuple(last.thalers) == s.thalers
-    result = DECIDER.result(s)
+    result = RULES.result(s)
     assert result is not None and result["winners"] == tied and result["shared"] == last.shared
-    assert DECIDER.awaited(s) == ()
+    assert RULES.awaited(s) == ()
     phases = [(e.round, e.phase) for e in game.log if isinstance(e, ev.PhaseStarted)]
     expected = [(1, p) for p in range(4, 9)] + [(r, p) for r in range(2, 5) for p in range(1, 9)]
     assert phases == [*expected, *((5, p) for p in range(1, 8))], "rounds and phases out of order [S2, G3]"
@@ -392,7 +392,7 @@ def _bare(kind: str, seat: int) -> Command | None:
 
 def legal_of(s: GameState, seat: int, cache: dict[int, set[bytes]]) -> set[bytes]:
     if seat not in cache:
-        cache[seat] = {c.to_json() for c in DECIDER.legal_commands(s, seat)}
+        cache[seat] = {c.to_json() for c in RULES.legal_commands(s, seat)}
     return cache[seat]
 
 
@@ -405,22 +405,22 @@ class CommandChecker:
 
     def __call__(self, game: Game, step: Step, rng: random.Random) -> None:
         s = step.before
-        before = DECIDER.snapshot(s)
+        before = RULES.snapshot(s)
         assert len({c.to_json() for c in step.legal}) == len(step.legal), "the legal list repeats a command"
         tried = step.legal if len(step.legal) <= SAMPLE else rng.sample(step.legal, SAMPLE)
         for command in tried:
-            result = DECIDER.decide(s, command)
+            result = RULES.decide(s, command)
             assert not isinstance(result, Rejection), f"listed {command} was rejected: {result}"
             assert result, f"listed {command} caused no event"
         cache: dict[int, set[bytes]] = {step.seat: {c.to_json() for c in step.legal}}
         for command in illegal_candidates(game, step, rng, self.seen):
             if command.to_json() in legal_of(s, command.seat, cache):
                 continue
-            result = DECIDER.decide(s, command)
+            result = RULES.decide(s, command)
             assert isinstance(result, Rejection), f"{command} is not in the legal list but was accepted: {result}"
             assert result.code and result.message, f"rejection without code or message: {result}"
             self.rejected[result.code] = self.rejected.get(result.code, 0) + 1
-        assert DECIDER.snapshot(s) == before, "deciding changed the state"
+        assert RULES.snapshot(s) == before, "deciding changed the state"
         self.seen.setdefault(s.pending.decision, []).append(step.command)  # type: ignore[union-attr]
 
 
@@ -428,17 +428,17 @@ class CommandChecker:
 def check_replay(game: Game, step: Step, rng: random.Random) -> None:
     """[G4] Folding the recorded events from scratch gives the live state; snapshots round-trip."""
     live = step.after
-    executed = DECIDER.execute(step.before, step.command)
+    executed = RULES.execute(step.before, step.command)
     assert not isinstance(executed, Rejection)
     events, state = executed
     assert events == step.events, "execute and decide disagree on the events"
-    assert DECIDER.snapshot(state) == DECIDER.snapshot(live), "execute's state differs from the folded one"
-    data = DECIDER.snapshot(live)
-    restored = DECIDER.restore(data)
-    assert restored == live and DECIDER.snapshot(restored) == data
+    assert RULES.snapshot(state) == RULES.snapshot(live), "execute's state differs from the folded one"
+    data = RULES.snapshot(live)
+    restored = RULES.restore(data)
+    assert restored == live and RULES.snapshot(restored) == data
     assert live.version == len(game.log), "the version is not the number of events folded"
-    if step.number % REFOLD_EVERY == 0 or DECIDER.is_over(live):
-        assert DECIDER.snapshot(fold(DECIDER, game.log)) == data, f"refold differs at step {step.number}"
+    if step.number % REFOLD_EVERY == 0 or RULES.is_over(live):
+        assert RULES.snapshot(fold(RULES, game.log)) == data, f"refold differs at step {step.number}"
 
 
 # --- secrecy: sealed votes are nobody else's business ------------------------------------------------------
@@ -462,7 +462,7 @@ class SecrecyChecker:
             return
         self.checked += 1
         for viewer in (*range(s.n), None):
-            seen = DECIDER.view(s, viewer)
+            seen = PRESENTER.view(s, viewer)
             orjson.dumps(seen)  # JSON-ready
             for other in range(s.n):
                 if other == viewer:
@@ -508,9 +508,9 @@ def test_given_random_legal_games_when_commands_are_tried_then_exactly_the_liste
     assert "not_your_turn" in checker.rejected and "wrong_decision" in checker.rejected
     over = game.state
     assert over is not None
-    refused = DECIDER.decide(over, game.steps[-1].command)
+    refused = RULES.decide(over, game.steps[-1].command)
     assert isinstance(refused, Rejection) and refused.code == "game_over"
-    assert DECIDER.legal_commands(over, game.steps[-1].seat) == []
+    assert RULES.legal_commands(over, game.steps[-1].seat) == []
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -522,7 +522,7 @@ def test_given_random_legal_games_when_the_log_is_refolded_then_it_equals_the_li
     """[G4] Folding the recorded events from scratch equals the live state; snapshot/restore round-trips;
     execute (decide and fold in one pass) agrees with decide."""
     game = play(data, players, step_checks=[check_replay])
-    assert DECIDER.snapshot(fold(DECIDER, game.log)) == DECIDER.snapshot(game.state)  # type: ignore[arg-type]
+    assert RULES.snapshot(fold(RULES, game.log)) == RULES.snapshot(game.state)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -536,7 +536,7 @@ def test_given_random_legal_games_when_votes_are_sealed_then_no_other_seat_sees_
     hidden = data.draw(st.booleans(), label="hidden_vp")
     checker = SecrecyChecker(hidden)
     game = play(data, players, [checker], table={"hidden_victory_points": hidden}, rival_bias=True)
-    final = DECIDER.view(game.state, 0)  # type: ignore[arg-type]
+    final = PRESENTER.view(game.state, 0)  # type: ignore[arg-type]
     assert final["over"] and None not in final["victory_points"]
 
 
@@ -548,18 +548,18 @@ def test_given_a_recorded_game_when_its_events_go_through_json_then_the_refold_i
 ) -> None:
     """[G4] Every event survives JSON (to_json, then parse_event) unchanged, and folding the parsed log gives
     the same state."""
-    log = DECIDER.start(NAMES[:players], {}, seed)
-    state = fold(DECIDER, log)
-    while not DECIDER.is_over(state):
-        seat = choices.choice(DECIDER.awaited(state))
-        events = DECIDER.decide(state, choices.choice(DECIDER.legal_commands(state, seat)))
+    log = RULES.start(NAMES[:players], {}, seed)
+    state = fold(RULES, log)
+    while not RULES.is_over(state):
+        seat = choices.choice(RULES.awaited(state))
+        events = RULES.decide(state, choices.choice(RULES.legal_commands(state, seat)))
         assert isinstance(events, list)
         log.extend(events)
-        state = fold(DECIDER, events, state)
-    parsed = [DECIDER.parse_event(e.to_json()) for e in log]
+        state = fold(RULES, events, state)
+    parsed = [RULES.parse_event(e.to_json()) for e in log]
     assert parsed == log
     assert [type(p) for p in parsed] == [type(e) for e in log]
-    assert DECIDER.snapshot(fold(DECIDER, parsed)) == DECIDER.snapshot(state)
-    assert DECIDER.snapshot(fold(DECIDER, [DECIDER.parse_event(orjson.loads(e.to_json())) for e in log])) == (
-        DECIDER.snapshot(state)
+    assert RULES.snapshot(fold(RULES, parsed)) == RULES.snapshot(state)
+    assert RULES.snapshot(fold(RULES, [RULES.parse_event(orjson.loads(e.to_json())) for e in log])) == (
+        RULES.snapshot(state)
     )

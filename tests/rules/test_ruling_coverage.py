@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from events.base import Event, Rejection
-from tests.rules.support import DECIDER, NAMES
+from tests.rules.support import NAMES, RULES
 
 REPO = Path(__file__).resolve().parents[2]
 RULES_MD = REPO / "services" / "rules" / "shadow" / "RULES.md"
@@ -98,7 +98,7 @@ def test_given_the_rules_reference_when_its_ids_are_read_then_every_ruling_and_r
         | {f"V{i}" for i in range(1, 6)}
         | {f"E{i}" for i in range(1, 5)}
         | {"R1", "T1"}
-        | {f"X{i}" for i in range(1, 14)}
+        | {f"X{i}" for i in range(1, 15)}
     )
     assert expected == RULE_IDS, f"missing {sorted(expected - RULE_IDS)}, unexpected {sorted(RULE_IDS - expected)}"
 
@@ -139,20 +139,20 @@ def random_games() -> list[list[Event]]:
                 "mainz_bonus": rng.choice(["seat_holder_after_phase_v", "elector_at_phase_v_start"]),
                 "start_player": rng.randrange(players),
             }
-            log = DECIDER.start(NAMES[:players], table, seed)
+            log = RULES.start(NAMES[:players], table, seed)
             state = None
             for event in log:
-                state = DECIDER.evolve(state, event)
-            while not DECIDER.is_over(state):
-                seat = rng.choice(DECIDER.awaited(state))
-                legal = DECIDER.legal_commands(state, seat)
+                state = RULES.evolve(state, event)
+            while not RULES.is_over(state):
+                seat = rng.choice(RULES.awaited(state))
+                legal = RULES.legal_commands(state, seat)
                 rivals = [c for c in legal if c.type == "BuyRival"]  # type: ignore[attr-defined]
                 command = rivals[0] if rivals and rng.random() < 0.3 else rng.choice(legal)
-                events = DECIDER.decide(state, command)
+                events = RULES.decide(state, command)
                 assert not isinstance(events, Rejection)
                 log.extend(events)
                 for event in events:
-                    state = DECIDER.evolve(state, event)
+                    state = RULES.evolve(state, event)
             logs.append(log)
     return logs
 
@@ -179,22 +179,22 @@ def test_given_random_games_when_events_cite_rulings_then_every_id_is_in_the_rul
 
 def test_given_random_games_when_commands_are_refused_then_every_cited_id_is_in_the_rules_reference() -> None:
     rng = random.Random(11)
-    log = DECIDER.start(NAMES[:3], {}, 11)
+    log = RULES.start(NAMES[:3], {}, 11)
     state = None
     for event in log:
-        state = DECIDER.evolve(state, event)
+        state = RULES.evolve(state, event)
     unknown: Counter[str] = Counter()
     refusals = 0
-    while not DECIDER.is_over(state):
-        seat = DECIDER.awaited(state)[0]
-        legal = DECIDER.legal_commands(state, seat)
+    while not RULES.is_over(state):
+        seat = RULES.awaited(state)[0]
+        legal = RULES.legal_commands(state, seat)
         for other in range(state.n):  # the same commands from every seat: refused for all but the awaited
             for command in rng.sample(legal, min(3, len(legal))):
-                result = DECIDER.decide(state, command.model_copy(update={"seat": other}))
+                result = RULES.decide(state, command.model_copy(update={"seat": other}))
                 if isinstance(result, Rejection):
                     refusals += 1
                     unknown.update(i for i in result.rulings if i not in RULE_IDS)
-        for event in DECIDER.decide(state, rng.choice(legal)):  # type: ignore[union-attr]
-            state = DECIDER.evolve(state, event)
+        for event in RULES.decide(state, rng.choice(legal)):  # type: ignore[union-attr]
+            state = RULES.evolve(state, event)
     assert refusals > 0
     assert not unknown, f"rejections cite ids RULES.md does not define: {dict(unknown)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
-from tests.rules.support import DECIDER, accepted, given, of_type, prompt, rejected, start, types
+from tests.rules.support import RULES, accepted, given, of_type, prompt, rejected, start, types
 
 
 def at(state: GameState, space: str) -> object:
@@ -27,7 +27,7 @@ def play_setup(state: GameState) -> tuple[list[tuple[str, int, bool | None, int 
     while state.phase == 0:
         p = prompt(state)
         seen.append((p.decision, p.seats[0], p.couple, p.age))
-        new, state = accepted(state, DECIDER.legal_commands(state, p.seats[0])[0])
+        new, state = accepted(state, RULES.legal_commands(state, p.seats[0])[0])
         events += new
     return seen, events
 
@@ -154,7 +154,7 @@ def test_given_step_one_when_a_player_names_a_taken_elector_space_then_it_is_rej
     _, state = after_empire_city()
     _, state = accepted(state, cmd.PlacePiece(seat=1, electorate="bohemia", space_kind="elector"))
     rejected(state, cmd.PlacePiece(seat=2, electorate="bohemia", space_kind="elector"))
-    offered = {c.electorate for c in DECIDER.legal_commands(state, 2)}
+    offered = {c.electorate for c in RULES.legal_commands(state, 2)}
     assert "bohemia" not in offered
     assert len(offered) == 6
 
@@ -173,7 +173,7 @@ def test_given_a_setup_step_when_a_seat_out_of_order_answers_then_it_is_rejected
             state, cmd.PlacePiece(seat=seat, electorate="koeln", space_kind="elector"), "not_your_turn"
         )
         assert rejection.rulings == ("G1",)
-    assert DECIDER.awaited(state) == (1,)
+    assert RULES.awaited(state) == (1,)
 
 
 def test_given_a_setup_step_when_the_seat_sends_a_phase_iv_action_then_it_is_rejected() -> None:
@@ -203,7 +203,7 @@ def test_given_step_five_when_a_player_places_his_knight_then_castles_are_allowe
     _, state = after_empire_city()
     while prompt(state).decision != "setup_knight":
         seat = prompt(state).seats[0]
-        _, state = accepted(state, DECIDER.legal_commands(state, seat)[0])
+        _, state = accepted(state, RULES.legal_commands(state, seat)[0])
     assert prompt(state).seats == (0,)
     rejected(state, cmd.PlacePiece(seat=0, electorate="mainz", space_kind="castle"))
     rejected(state, cmd.PlacePiece(seat=0, electorate="mainz", space_kind="elector"))

@@ -5,17 +5,17 @@ import random
 import pytest
 
 from services.bots.random_bot import choose
-from tests.rules.support import DECIDER, given, start
+from tests.rules.support import RULES, given, start
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_given_random_bots_when_they_play_then_the_game_ends_after_round_five(players: int) -> None:
     state = given(start(players, seed=7))
     rng = random.Random(7)
-    while not DECIDER.is_over(state):
-        seat = DECIDER.awaited(state)[0]
-        events = DECIDER.decide(state, choose(DECIDER, state, seat, rng))
+    while not RULES.is_over(state):
+        seat = RULES.awaited(state)[0]
+        events = RULES.decide(state, choose(RULES, state, seat, rng))
         assert isinstance(events, list)
         state = given(events, state)
     assert state.round == 5
-    assert DECIDER.result(state)["winners"]
+    assert RULES.result(state)["winners"]

@@ -14,10 +14,10 @@ from events.base import Command, Event, Rejection
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.envelope import CommandEnvelope, hash_token, parse_entry, seat_key
 from services.client import ServiceClient
-from services.rules import registry
+from services.rules.registry import register_game
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
-from tests.service.toy_game import ToyDecider
+from tests.service.toy_game import ToyRules, plugin
 
 pytestmark = pytest.mark.redis
 
@@ -129,7 +129,7 @@ def test_given_a_player_who_took_ids_the_bots_once_used_then_the_bots_still_play
     assert len(bot_ids) >= 3 and all(BOT_ID.match(cid) for cid in bot_ids), bot_ids
 
 
-class GrumpyToy(ToyDecider):
+class GrumpyToy(ToyRules):
     """toy21 whose referee refuses seat 1's first ``refusals`` commands (a stand-in for a rules bug that a bot
     keeps running into)."""
 
@@ -143,7 +143,7 @@ class GrumpyToy(ToyDecider):
         return super().decide(state, command)
 
 
-registry.register(GrumpyToy.name, GrumpyToy)
+register_game(plugin(GrumpyToy()))
 
 
 def test_given_a_bot_whose_commands_keep_being_refused_then_it_reports_it_and_never_gives_up(

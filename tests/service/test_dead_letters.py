@@ -15,16 +15,16 @@ from services import cli
 from services.bus import connection
 from services.bus.envelope import command_proof, seat_key
 from services.client import ServiceClient
-from services.rules import registry
+from services.rules.registry import register_game
 from services.store import deadletters
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
-from tests.service.toy_game import Add, ToyDecider
+from tests.service.toy_game import Add, ToyRules, plugin
 
 pytestmark = pytest.mark.redis
 
 
-class FlakyToy(ToyDecider):
+class FlakyToy(ToyRules):
     """toy21 with a bug that can be fixed: while ``broken``, deciding an Add of 2 raises."""
 
     name = "toy21_flaky"
@@ -36,7 +36,7 @@ class FlakyToy(ToyDecider):
         return super().decide(state, command)
 
 
-registry.register(FlakyToy.name, FlakyToy)
+register_game(plugin(FlakyToy()))
 
 
 @pytest.fixture(autouse=True)

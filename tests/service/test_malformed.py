@@ -10,16 +10,16 @@ import pytest
 
 from events.base import Command, Event, Rejection
 from services.bus.envelope import Outcome, command_proof, entry_scope, seat_key
-from services.rules import registry
+from services.rules.registry import register_game
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
-from tests.service.toy_game import Add, ToyDecider
+from tests.service.toy_game import Add, ToyRules, plugin
 
 pytestmark = pytest.mark.redis
 TEN_MB = 10 * 1024 * 1024
 
 
-class FaultyToy(ToyDecider):
+class FaultyToy(ToyRules):
     """toy21 with a bug: deciding an Add of 2 by seat 1 raises."""
 
     name = "toy21_faulty"
@@ -33,7 +33,7 @@ class FaultyToy(ToyDecider):
         return super().start(players, settings, seed)
 
 
-registry.register(FaultyToy.name, FaultyToy)
+register_game(plugin(FaultyToy()))
 
 
 def test_malformed_entries_are_rejected_or_dead_lettered_and_the_worker_keeps_serving(backend: Backend) -> None:

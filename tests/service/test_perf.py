@@ -35,10 +35,10 @@ def test_given_quick_mode_when_the_service_section_runs_then_it_reports_the_figu
 
     from services import bench_service
     from services.bench import Context
-    from services.rules.registry import get_decider
+    from services.rules.registry import get_game
 
     monkeypatch.setenv("REDIS_URL", redis_url)
-    figures = bench_service.bench(Context(decider=get_decider("shadow"), games=4, out=io.StringIO()))
+    figures = bench_service.bench(Context(game=get_game("shadow"), games=4, out=io.StringIO()))
 
     for key in ("redis_xadd_rtt_p50_ms", "service_commands_per_s", "service_latency_p50_ms", "service_latency_p99_ms"):
         assert figures[key] > 0, key

@@ -1,6 +1,12 @@
-"""A tiny counting game, registered as ``toy21``: it proves the service knows games only through the Decider.
+"""A tiny counting game, ``toy21``, as a game plug-in: it proves the service knows games only through the
+contract (services/rules/contract.py).
 
-Two seats alternate adding 1, 2 or 3 to a shared total; whoever brings it to 21 or more wins.
+Two seats alternate adding 1, 2 or 3 to a shared total; whoever brings it to 21 or more wins. Its presenter
+uses the contract's defaults except for the view, labels, words and scoreboard.
+
+It is found like any game: through the entry point ``toy21 = tests.service.toy_game:plugin`` of the group
+``throne.games`` when a distribution declares it (tests/rules/test_registry.py does), or registered when this
+module is imported (``--plugin tests.service.toy_game``, and the service tests' conftest).
 
 For the crash test only: in a process with env TOY21_STALL_AT_TOTAL=N, deciding on a total >= N hangs, so the
 test can kill a worker that certainly holds commands it has read but not committed. Likewise
@@ -11,7 +17,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -19,7 +25,8 @@ import orjson
 from pydantic import Field, TypeAdapter
 
 from events.base import Command, Event, Rejection, parse_json
-from services.rules import registry
+from services.rules.contract import JSON, Capabilities, GamePlugin, GameRules, Presenter
+from services.rules.registry import register_game
 
 NAME = "toy21"
 TARGET = 21
@@ -55,6 +62,8 @@ ToyCommand = Annotated[Add, Field(discriminator="type")]
 ToyEvent = Annotated[Started | Added | Won, Field(discriminator="type")]
 _COMMANDS: TypeAdapter[Add] = TypeAdapter(ToyCommand)
 _EVENTS: TypeAdapter[Started | Added | Won] = TypeAdapter(ToyEvent)
+RULES = ("T21",)
+"""toy21's only rule: seats alternate adding 1 to 3; reaching 21 wins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +74,17 @@ class ToyState:
     winner: int | None = None
 
 
-class ToyDecider:
-    """The Decider of the counting game."""
+class ToyRules(GameRules[ToyState]):
+    """The rules of the counting game."""
 
     name = NAME
     rules_version = "1"
+    capabilities = Capabilities(min_players=2, max_players=2)
 
-    def start(self, players: Sequence[str], settings: dict[str, Any], seed: int) -> list[Event]:
+    def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Event]:
         if len(players) != 2:
             raise ValueError("toy21 needs exactly 2 players")
-        return [Started(players=tuple(players), settings=settings, seed=seed)]
+        return [Started(players=tuple(players), settings=dict(settings), seed=seed, rulings=RULES)]
 
     def initial_state(self) -> ToyState:
         return ToyState()
@@ -92,47 +102,45 @@ class ToyDecider:
         stall = os.environ.get("TOY21_STALL_AT_TOTAL")
         if stall and state.total >= int(stall):
             time.sleep(3600)
+        if not state.players:
+            return Rejection(code="no_game", message="there is no game yet")
         if state.winner is not None:
-            return Rejection(code="game_over", message="the game is over")
+            return Rejection(code="game_over", message="the game is over", rulings=RULES)
         if not isinstance(command, Add):
             return Rejection(code="illegal_command", message=f"unknown command {command!r}")
         if command.seat != state.turn:
-            return Rejection(code="not_your_turn", message=f"it is seat {state.turn}'s turn")
+            return Rejection(code="not_your_turn", message=f"it is seat {state.turn}'s turn", rulings=RULES)
         total = state.total + command.amount
-        events: list[Event] = [Added(seat=command.seat, amount=command.amount, total=total)]
+        events: list[Event] = [Added(seat=command.seat, amount=command.amount, total=total, rulings=RULES)]
         if total >= TARGET:
-            events.append(Won(seat=command.seat))
+            events.append(Won(seat=command.seat, rulings=RULES))
         return events
 
     def legal_commands(self, state: ToyState, seat: int) -> list[Command]:
-        if state.winner is not None or seat != state.turn:
+        if state.winner is not None or not state.players or seat != state.turn:
             return []
         return [Add(seat=seat, amount=n) for n in (1, 2, 3)]
 
     def awaited(self, state: ToyState) -> tuple[int, ...]:
         return () if state.winner is not None or not state.players else (state.turn,)
 
-    def view(self, state: ToyState, seat: int | None) -> dict[str, Any]:
-        stall = os.environ.get("TOY21_STALL_VIEW_AT_TOTAL")
-        if stall and state.total >= int(stall):
-            time.sleep(3600)
-        return {"total": state.total, "turn": state.turn, "winner": state.winner}
-
     def is_over(self, state: ToyState) -> bool:
         return state.winner is not None
 
-    def parse_command(self, raw: bytes | str | dict[str, Any]) -> Command:
+    def result(self, state: ToyState) -> JSON | None:
+        return None if state.winner is None else {"winner": state.winner, "total": state.total}
+
+    def parse_command(self, raw: bytes | str | JSON) -> Command:
         return parse_json(_COMMANDS, raw)
 
-    def parse_event(self, raw: bytes | str | dict[str, Any]) -> Event:
+    def parse_event(self, raw: bytes | str | JSON) -> Event:
         return parse_json(_EVENTS, raw)
 
-    def describe(self, event: Event) -> str:
-        if isinstance(event, Added):
-            return f"seat {event.seat} adds {event.amount}: total {event.total}"
-        if isinstance(event, Won):
-            return f"seat {event.seat} wins"
-        return "a game of toy21 starts"
+    def encode_event(self, event: Event) -> JSON:
+        return event.to_dict()
+
+    def encode_command(self, command: Command) -> JSON:
+        return command.to_dict()
 
     def snapshot(self, state: ToyState) -> bytes:
         return orjson.dumps([list(state.players), state.total, state.turn, state.winner])
@@ -141,23 +149,34 @@ class ToyDecider:
         players, total, turn, winner = orjson.loads(data)
         return ToyState(tuple(players), total, turn, winner)
 
-    def result(self, state: ToyState) -> dict[str, Any] | None:
-        return None if state.winner is None else {"winner": state.winner, "total": state.total}
 
-    # Read models: toy21 has no secrets; its board is one number.
-    def redact(self, event: Event, seat: int | None, state: ToyState) -> dict[str, Any] | None:
-        return event.to_dict()
+ToyDecider = ToyRules
+"""Deprecated name of :class:`ToyRules`, for tests written against the old Decider."""
 
-    def replay_view(self, state: ToyState, seat: int | None, final: ToyState | None) -> dict[str, Any]:
-        return self.view(state, seat)
 
-    def label(self, command: Command, state: Any = None) -> str:
+class ToyPresenter(Presenter[ToyState]):
+    """toy21 has no secrets and its board is one number: the defaults, plus a view, labels and words."""
+
+    def view(self, state: ToyState, seat: int | None) -> JSON:
+        stall = os.environ.get("TOY21_STALL_VIEW_AT_TOTAL")
+        if stall and state.total >= int(stall):
+            time.sleep(3600)
+        return {"total": state.total, "turn": state.turn, "winner": state.winner}
+
+    def label(self, command: Command, state: ToyState | None = None) -> str:
         return f"Add {command.amount}" if isinstance(command, Add) else type(command).__name__
+
+    def describe(self, event: Event, players: Sequence[str] = ()) -> str:
+        if isinstance(event, Added):
+            return f"seat {event.seat} adds {event.amount}: total {event.total}"
+        if isinstance(event, Won):
+            return f"seat {event.seat} wins"
+        return "a game of toy21 starts"
 
     def explain_event(self, event: Event, players: Sequence[str] = ()) -> str:
         return f"{self.describe(event)} (toy21: reaching {TARGET} wins)"
 
-    def scoreboard(self, state: ToyState) -> dict[str, Any]:
+    def scoreboard(self, state: ToyState) -> JSON:
         winners = None if state.winner is None else [state.winner]
         # The winner scores the total reached, the other seat nothing.
         seats = [
@@ -166,11 +185,11 @@ class ToyDecider:
         ]
         return {"total": state.total, "winners": winners, "seats": seats}
 
-    def render_text(self, state: ToyState, seat: int | None, final: ToyState | None = None) -> str:
-        return f"total {state.total}, seat {state.turn} to play" + ("" if state.winner is None else ", over")
 
-    def render_svg(self, state: ToyState, seat: int | None, final: ToyState | None = None) -> str:
-        return f'<svg xmlns="http://www.w3.org/2000/svg" width="80" height="20"><text y="15">{state.total}</text></svg>'
+def plugin(rules: ToyRules | None = None) -> GamePlugin:
+    """The toy21 plug-in (``rules``: a variant of the rules under its own name, for tests)."""
+    rules = rules or ToyRules()
+    return GamePlugin(rules=rules, presenter=ToyPresenter(rules))
 
 
-registry.register(NAME, ToyDecider)
+register_game(plugin())

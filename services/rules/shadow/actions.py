@@ -16,7 +16,7 @@ from events.base import Command
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_TYPES
 from services.rules.shadow import flow
-from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTORATE_KEYS
+from services.rules.shadow.board import ARISTOCRAT, ELECTORATE_KEYS
 from services.rules.shadow.effects import (
     E,
     Tx,
@@ -29,25 +29,19 @@ from services.rules.shadow.effects import (
 )
 from services.rules.shadow.queries import (
     BRANDENBURG,
-    DOCTOR_KINDS,
     KOELN,
     PALATINATE,
     TRIER,
     census,
-    doctor_targets,
     elector_candidates,
     empire_city_spaces,
     first_free,
     free_city_electorates,
     holds_privilege,
-    knights_of,
     marriageable_barons,
     open_electorates,
-    own_barons_for_marriage,
     placement_target,
-    stack_available,
     throne_candidates,
-    tiles_of,
 )
 from services.rules.shadow.state import City, GameState, Tile
 
@@ -301,56 +295,104 @@ def _opt_move_city(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 
 
 # --- phase IV -----------------------------------------------------------------------------------------------
-# The phase IV options are listed for every turn: they return lists (or () for none) rather than generators,
-# and take names from the layout tables and shared answers from the state's census.
+# The phase IV options are listed at every turn, ~50 keys by 18 functions: they return lists (or () for none)
+# rather than generators, take names from the layout tables, and take a Turn instead of (state, seat, prompt):
+# what several of them ask (the seat's thalers, the cards left, Trier's privilege, the census), worked out once
+# per listing. OPTIONS["actions"] holds each of them behind the common signature.
 _BY_STACK = (False,)
 _BY_TRIER = (True,)
+
+
+class Turn:
+    """What the phase IV options of ``seat`` ask of the state ``s``, worked out once (see :func:`turn`)."""
+
+    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "thalers")
+
+    def __init__(self, s: GameState, seat: int) -> None:
+        c = self.c = census(s)
+        self.t = c.t
+        self.s, self.seat = s, seat
+        self.cards = s.layout.cards
+        self.thalers = s.thalers[seat]
+        self.sizes = c.t.stacks.get(len(s.players)) or {card: i.stack_size(s.n) for card, i in self.cards.items()}
+
+    def available(self, card: str) -> bool:
+        """Whether a card of this type is left in its stack this round (``stack_available``) [B5]."""
+        return self.c.taken.get(card, 0) < self.sizes[card]
+
+    def modes(self, card: str, cost: int) -> tuple[bool, ...]:
+        """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True), if
+        it can pay ``cost`` [P2, P6]."""
+        if self.thalers < cost:
+            return ()
+        if self.available(card):
+            return _BY_STACK
+        if card in TRIER_CARDS and holds_privilege(self.s, self.seat, TRIER):
+            return _BY_TRIER
+        return ()
+
+
+_last_turn: Turn | None = None
+
+
+def turn(s: GameState, seat: int) -> Turn:
+    """The Turn of ``seat`` at ``s``; the latest one is kept (a state is immutable and the Turn holds it, so the
+    same identity means the same state)."""
+    global _last_turn
+    found = _last_turn
+    if found is None or found.s is not s or found.seat != seat:
+        found = _last_turn = Turn(s, seat)
+    return found
 
 
 def _modes(s: GameState, seat: int, card: str, cost: int) -> tuple[bool, ...]:
     """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True)
     [P2, P6]."""
-    if s.thalers[seat] < cost:
-        return ()
-    if stack_available(s, card):
-        return _BY_STACK
-    if card in TRIER_CARDS and holds_privilege(s, seat, TRIER):
-        return _BY_TRIER
-    return ()
+    return turn(s, seat).modes(card, cost)
 
 
-def _action(command_type: str) -> Callable[[OptionsFn], OptionsFn]:
-    return options("actions", command_type)
+TurnOptionsFn = Callable[[Turn], Iterable[Key]]
+PHASE_IV: dict[str, TurnOptionsFn] = {}
+"""The phase IV option functions by command type, in OPTIONS order."""
+
+
+def _action(command_type: str) -> Callable[[TurnOptionsFn], TurnOptionsFn]:
+    """Register a phase IV option function: in PHASE_IV, and in OPTIONS behind (state, seat, prompt)."""
+
+    def register(fn: TurnOptionsFn) -> TurnOptionsFn:
+        PHASE_IV[command_type] = fn
+        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: fn(Turn(s, seat))
+        return fn
+
+    return register
 
 
 @_action("Pass")
-def _opt_pass(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
+def _opt_pass(x: Turn) -> Iterable[Key]:
     return (("Pass",),)
 
 
 @_action("PlaceKnight")
-def _opt_place_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if not (s.knights_in_supply[seat] > 0 and s.thalers[seat] >= s.layout.constants["knight_cost"]):
+def _opt_place_knight(x: Turn) -> Iterable[Key]:
+    s, seat = x.s, x.seat
+    if not (s.knights_in_supply[seat] > 0 and x.thalers >= s.layout.constants["knight_cost"]):
         return ()
-    c = census(s)
-    ekeys = c.t.ekeys
-    return [("PlaceKnight", ekeys[e], kind) for kind, e in c.knight_spaces]
+    ekeys = x.t.ekeys
+    return [("PlaceKnight", ekeys[e], kind) for kind, e in x.c.knight_spaces]
 
 
 @_action("MoveKnight")
-def _opt_move_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if s.thalers[seat] < s.layout.constants["knight_cost"]:
+def _opt_move_knight(x: Turn) -> Iterable[Key]:
+    if x.thalers < x.s.layout.constants["knight_cost"]:
         return ()
-    c = census(s)
-    free = c.knight_spaces
+    free = x.c.knight_spaces
     if not free:
         return ()
-    spaces = s.layout.spaces
-    ekeys = c.t.ekeys
+    t = x.t
+    sids, ekeys, kinds, electorate_of = t.sids, t.ekeys, t.kinds, t.electorate_of
     out = []
-    for src in knights_of(s, seat):
-        origin = spaces[src]
-        sid, here, here_kind = origin.id, origin.electorate, origin.kind
+    for src in x.c.knights_of(x.seat):
+        sid, here, here_kind = sids[src], electorate_of[src], kinds[src]
         for kind, e in free:
             if kind != here_kind or e != here:  # X2
                 out.append(("MoveKnight", sid, ekeys[e], kind))
@@ -358,40 +400,35 @@ def _opt_move_knight(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
 
 
 @_action("BuyDoctor")
-def _opt_doctor(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    modes = _modes(s, seat, "doctor", s.layout.cards["doctor"].cost)
+def _opt_doctor(x: Turn) -> Iterable[Key]:
+    modes = x.modes("doctor", x.cards["doctor"].cost)
     if not modes:
         return ()
-    sids = census(s).t.sids
-    targets = [sids[i] for i in doctor_targets(s, seat)]
+    sids = x.t.sids
+    targets = [sids[i] for i in x.c.doctor_targets(x.seat)]
     return [("BuyDoctor", target, trier) for trier in modes for target in targets]
 
 
 @_action("BuyMove")
-def _opt_move(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    modes = _modes(s, seat, "move", s.layout.cards["move"].cost)
+def _opt_move(x: Turn) -> Iterable[Key]:
+    modes = x.modes("move", x.cards["move"].cost)
     if not modes:
         return ()
-    spaces = s.layout.spaces
-    sources = [spaces[i] for i in tiles_of(s, seat, (ARISTOCRAT,))]
+    sources = x.c.tiles_of(x.seat, (ARISTOCRAT,))
     if not sources:
         return ()
-    c = census(s)
-    ekeys, sids = c.t.ekeys, c.t.sids
-    all_pushes = c.pushes
+    sids, electorate_of = x.t.sids, x.t.electorate_of
     out = []
-    for e in c.open:
-        pushes = all_pushes[e]
+    for e, ekey, pushes in x.c.places:
         if not pushes:
             continue
-        ekey = ekeys[e]
         for src in sources:
-            if src.electorate == e:
+            if electorate_of[src] == e:
                 continue
+            sid = sids[src]
             for push in pushes:
-                push_id = None if push is None else sids[push]
                 for trier in modes:
-                    out.append(("BuyMove", src.id, ekey, push_id, trier))
+                    out.append(("BuyMove", sid, ekey, push, trier))
     return out
 
 
@@ -399,8 +436,8 @@ def _simple_card(command_type: str, card: str) -> None:
     key = ((command_type,),)
 
     @_action(command_type)
-    def _opt(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-        if s.thalers[seat] >= s.layout.cards[card].cost and stack_available(s, card):
+    def _opt(x: Turn) -> Iterable[Key]:
+        if x.thalers >= x.cards[card].cost and x.available(card):
             return key
         return ()
 
@@ -411,8 +448,8 @@ _simple_card("BuyExcommunication", "excommunication")
 
 
 @_action("BuyIndulgence")
-def _opt_indulgence(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    return [("BuyIndulgence", trier) for trier in _modes(s, seat, "indulgence", s.layout.cards["indulgence"].cost)]
+def _opt_indulgence(x: Turn) -> Iterable[Key]:
+    return [("BuyIndulgence", trier) for trier in x.modes("indulgence", x.cards["indulgence"].cost)]
 
 
 def permit_cost(s: GameState, couple: bool) -> int:
@@ -421,15 +458,15 @@ def permit_cost(s: GameState, couple: bool) -> int:
 
 
 @_action("BuyPermit")
-def _opt_permit(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if s.tiles_in_supply[seat] == 0:
+def _opt_permit(x: Turn) -> Iterable[Key]:
+    if x.s.tiles_in_supply[x.seat] == 0:
         return ()
     out = []
     for couple in (False, True):
-        modes = _modes(s, seat, "permit", permit_cost(s, couple))
+        modes = x.modes("permit", permit_cost(x.s, couple))
         if not modes:
             continue
-        for _, ekey, pushes in census(s).places:
+        for _, ekey, pushes in x.c.places:
             for push in pushes:
                 for trier in modes:
                     out.append(("BuyPermit", couple, ekey, push, trier))
@@ -437,242 +474,76 @@ def _opt_permit(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
 
 
 @_action("BuyOrdinance")
-def _opt_ordinance(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if s.cities_in_supply[seat] == 0:
+def _opt_ordinance(x: Turn) -> Iterable[Key]:
+    if x.s.cities_in_supply[x.seat] == 0:
         return ()
-    modes = _modes(s, seat, "ordinance", s.layout.cards["ordinance"].cost)
+    modes = x.modes("ordinance", x.cards["ordinance"].cost)
     if not modes:
         return ()
-    c = census(s)
-    ekeys = c.t.ekeys
-    return [("BuyOrdinance", ekeys[e], trier) for trier in modes for e in c.free_cities]
+    ekeys = x.t.ekeys
+    return [("BuyOrdinance", ekeys[e], trier) for trier in modes for e in x.c.free_cities]
 
 
 @_action("BuyPromotion")
-def _opt_promotion(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if s.tiles_in_supply[seat] == 0:
+def _opt_promotion(x: Turn) -> Iterable[Key]:
+    if x.s.tiles_in_supply[x.seat] == 0:
         return ()
-    modes = _modes(s, seat, "promotion", s.layout.cards["promotion"].cost)
+    modes = x.modes("promotion", x.cards["promotion"].cost)
     if not modes:
         return ()
-    sids = census(s).t.sids
-    knights = [sids[i] for i in knights_of(s, seat, (ARISTOCRAT,))]
+    sids = x.t.sids
+    knights = [sids[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))]
     return [("BuyPromotion", knight, trier) for trier in modes for knight in knights]
 
 
 @_action("BuyForeignKingsDaughter")
-def _opt_fkd(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    modes = _modes(s, seat, "foreign_kings_daughter", s.layout.cards["foreign_kings_daughter"].cost)
+def _opt_fkd(x: Turn) -> Iterable[Key]:
+    modes = x.modes("foreign_kings_daughter", x.cards["foreign_kings_daughter"].cost)
     if not modes:
         return ()
-    sids = census(s).t.sids
-    barons = [sids[i] for i in own_barons_for_marriage(s, seat)]
+    sids = x.t.sids
+    barons = [sids[i] for i in x.c.own_barons_for_marriage(x.seat)]
     return [("BuyForeignKingsDaughter", baron, trier) for trier in modes for baron in barons]
 
 
 @_action("BuyRival")
-def _opt_rival(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if seat != s.emperor and stack_available(s, "rival") and s.thalers[seat] >= s.layout.cards["rival"].cost:
+def _opt_rival(x: Turn) -> Iterable[Key]:
+    if x.seat != x.s.emperor and x.available("rival") and x.thalers >= x.cards["rival"].cost:
         return (("BuyRival",),)
     return ()
 
 
 @_action("BuyCardWithoutEffect")
-def _opt_without_effect(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if s.n != 2:
+def _opt_without_effect(x: Turn) -> Iterable[Key]:
+    if len(x.s.players) != 2:
         return ()
     return [
         ("BuyCardWithoutEffect", card)
         for card in CARDS_WITHOUT_EFFECT
-        if stack_available(s, card) and s.thalers[seat] >= s.layout.cards[card].cost
+        if x.available(card) and x.thalers >= x.cards[card].cost
     ]
 
 
 @_action("TakeGrayEminence")
-def _opt_gray(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if holds_privilege(s, seat, BRANDENBURG) and stack_available(s, "gray_eminence"):
+def _opt_gray(x: Turn) -> Iterable[Key]:
+    if holds_privilege(x.s, x.seat, BRANDENBURG) and x.available("gray_eminence"):
         return (("TakeGrayEminence",),)
     return ()
 
 
 @_action("UseKoelnPrivilege")
-def _opt_koeln(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if not holds_privilege(s, seat, KOELN):
+def _opt_koeln(x: Turn) -> Iterable[Key]:
+    if not holds_privilege(x.s, x.seat, KOELN):
         return ()
-    sids = census(s).t.sids
-    return [("UseKoelnPrivilege", sids[i]) for i in doctor_targets(s, seat)]
+    sids = x.t.sids
+    return [("UseKoelnPrivilege", sids[i]) for i in x.c.doctor_targets(x.seat)]
 
 
 @_action("UsePalatinatePrivilege")
-def _opt_palatinate(s: GameState, seat: int, p: ev.Prompt) -> Iterable[Key]:
-    if not (holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0):
+def _opt_palatinate(x: Turn) -> Iterable[Key]:
+    if not (holds_privilege(x.s, x.seat, PALATINATE) and x.s.tiles_in_supply[x.seat] > 0):
         return ()
-    return [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in census(s).places for push in pushes]
-
-
-def _phase_iv_keys(s: GameState, seat: int) -> tuple[list[Key], list[int]]:
-    """Every phase IV key of ``seat`` and the end of each command type's keys, in OPTIONS order: the option
-    functions of the "actions" decision above, run as one function that shares their work (the phase IV
-    options are listed at every turn). tests/rules/test_fast_paths.py checks that it lists exactly what they
-    list; a change to a phase IV option function must be made here too."""
-    c = census(s)
-    t = c.t
-    sids, ekeys, kinds = t.sids, t.ekeys, t.kinds
-    layout = s.layout
-    cards = layout.cards
-    knight_cost = layout.constants["knight_cost"]
-    thalers = s.thalers[seat]
-    taken = c.taken
-    sizes = t.stacks.get(len(s.players)) or {card: info.stack_size(s.n) for card, info in cards.items()}
-    trier_privilege = holds_privilege(s, seat, TRIER)
-
-    def modes(card: str, cost: int) -> tuple[bool, ...]:  # _modes [P2, P6]
-        if thalers < cost:
-            return ()
-        if taken.get(card, 0) < sizes[card]:
-            return _BY_STACK
-        if trier_privilege and card in TRIER_CARDS:
-            return _BY_TRIER
-        return ()
-
-    keys: list[Key] = [("Pass",)]
-    ends = [1]
-    # PlaceKnight, MoveKnight [X2]
-    if thalers >= knight_cost:
-        free = c.knight_spaces
-        if s.knights_in_supply[seat] > 0:
-            keys += [("PlaceKnight", ekeys[e], kind) for kind, e in free]
-        ends.append(len(keys))
-        if free:
-            electorate_of = t.electorate_of
-            for src, piece in c.knights:  # knights_of(s, seat)
-                here_kind = kinds[src]
-                if piece.owner != seat or here_kind not in _KNIGHT_KINDS:
-                    continue
-                sid, here = sids[src], electorate_of[src]
-                for kind, e in free:
-                    if kind != here_kind or e != here:
-                        keys.append(("MoveKnight", sid, ekeys[e], kind))
-    else:
-        ends.append(len(keys))
-    ends.append(len(keys))
-    # BuyDoctor
-    doctor: list[str] | None = None
-    trier_modes = modes("doctor", cards["doctor"].cost)
-    if trier_modes:
-        doctor = [  # doctor_targets(s, seat)
-            sids[i] for i, piece in c.tiles if kinds[i] in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15)
-        ]
-        keys += [("BuyDoctor", target, trier) for trier in trier_modes for target in doctor]
-    ends.append(len(keys))
-    # BuyMove
-    trier_modes = modes("move", cards["move"].cost)
-    if trier_modes:
-        spaces = layout.spaces  # tiles_of(s, seat, (ARISTOCRAT,))
-        sources = [spaces[i] for i, piece in c.tiles if piece.owner == seat and kinds[i] == ARISTOCRAT]
-        if sources:
-            for e, ekey, pushes in c.places:
-                if not pushes:
-                    continue
-                for source in sources:
-                    if source.electorate == e:
-                        continue
-                    for push in pushes:
-                        for trier in trier_modes:
-                            keys.append(("BuyMove", source.id, ekey, push, trier))
-    ends.append(len(keys))
-    # BuyPope, BuyChurchInfluence, BuyExcommunication
-    for command_type, card in _SIMPLE_CARDS:
-        if thalers >= cards[card].cost and taken.get(card, 0) < sizes[card]:
-            keys.append((command_type,))
-        ends.append(len(keys))
-    # BuyIndulgence
-    keys += [("BuyIndulgence", trier) for trier in modes("indulgence", cards["indulgence"].cost)]
-    ends.append(len(keys))
-    # BuyPermit
-    if s.tiles_in_supply[seat] != 0:
-        for couple in (False, True):
-            trier_modes = modes("permit", permit_cost(s, couple))
-            if not trier_modes:
-                continue
-            for _, ekey, pushes in c.places:
-                for push in pushes:
-                    for trier in trier_modes:
-                        keys.append(("BuyPermit", couple, ekey, push, trier))
-    ends.append(len(keys))
-    # BuyOrdinance
-    if s.cities_in_supply[seat] != 0:
-        trier_modes = modes("ordinance", cards["ordinance"].cost)
-        if trier_modes:
-            keys += [("BuyOrdinance", ekeys[e], trier) for trier in trier_modes for e in c.free_cities]
-    ends.append(len(keys))
-    # BuyPromotion
-    if s.tiles_in_supply[seat] != 0:
-        trier_modes = modes("promotion", cards["promotion"].cost)
-        if trier_modes:
-            knights = [sids[i] for i, piece in c.knights if piece.owner == seat and kinds[i] == ARISTOCRAT]
-            keys += [("BuyPromotion", knight, trier) for trier in trier_modes for knight in knights]
-    ends.append(len(keys))
-    # BuyForeignKingsDaughter
-    trier_modes = modes("foreign_kings_daughter", cards["foreign_kings_daughter"].cost)
-    if trier_modes:
-        marriage = t.marriage  # own_barons_for_marriage(s, seat)
-        barons = [sids[i] for i, piece in c.tiles if piece.owner == seat and not piece.couple and marriage[i]]
-        keys += [("BuyForeignKingsDaughter", baron, trier) for trier in trier_modes for baron in barons]
-    ends.append(len(keys))
-    # BuyRival
-    if seat != s.emperor and taken.get("rival", 0) < sizes["rival"] and thalers >= cards["rival"].cost:
-        keys.append(("BuyRival",))
-    ends.append(len(keys))
-    # BuyCardWithoutEffect
-    if len(s.players) == 2:
-        for card in CARDS_WITHOUT_EFFECT:
-            if taken.get(card, 0) < sizes[card] and thalers >= cards[card].cost:
-                keys.append(("BuyCardWithoutEffect", card))
-    ends.append(len(keys))
-    # TakeGrayEminence
-    if holds_privilege(s, seat, BRANDENBURG) and taken.get("gray_eminence", 0) < sizes["gray_eminence"]:
-        keys.append(("TakeGrayEminence",))
-    ends.append(len(keys))
-    # UseKoelnPrivilege
-    if holds_privilege(s, seat, KOELN):
-        if doctor is None:
-            doctor = [
-                sids[i] for i, piece in c.tiles if kinds[i] in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15)
-            ]
-        keys += [("UseKoelnPrivilege", target) for target in doctor]
-    ends.append(len(keys))
-    # UsePalatinatePrivilege
-    if holds_privilege(s, seat, PALATINATE) and s.tiles_in_supply[seat] > 0:
-        keys += [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in c.places for push in pushes]
-    ends.append(len(keys))
-    return keys, ends
-
-
-_KNIGHT_KINDS = (ARISTOCRAT, CASTLE)  # the default kinds of knights_of
-_SIMPLE_CARDS = (
-    ("BuyPope", "pope"),
-    ("BuyChurchInfluence", "church_influence"),
-    ("BuyExcommunication", "excommunication"),
-)
-assert list(OPTIONS["actions"]) == [
-    "Pass",
-    "PlaceKnight",
-    "MoveKnight",
-    "BuyDoctor",
-    "BuyMove",
-    *(command_type for command_type, _ in _SIMPLE_CARDS),
-    "BuyIndulgence",
-    "BuyPermit",
-    "BuyOrdinance",
-    "BuyPromotion",
-    "BuyForeignKingsDaughter",
-    "BuyRival",
-    "BuyCardWithoutEffect",
-    "TakeGrayEminence",
-    "UseKoelnPrivilege",
-    "UsePalatinatePrivilege",
-], "the fused phase IV options follow the order of OPTIONS"
+    return [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in x.c.places for push in pushes]
 
 
 # The latest enumeration: (state, seat, keys, end of each command type's keys in OPTIONS order). A state is
@@ -689,11 +560,14 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
     p = s.pending
     if p is None or seat not in awaited(s):
         return []
-    if p.decision == "actions":
-        keys, ends = _phase_iv_keys(s, seat)
+    keys: list[Key] = []
+    ends: list[int] = []
+    if p.decision == "actions":  # the same functions as OPTIONS["actions"], sharing one Turn
+        x = turn(s, seat)
+        for phase_iv_fn in PHASE_IV.values():
+            keys += phase_iv_fn(x)
+            ends.append(len(keys))
     else:
-        keys = []
-        ends = []
         for fn in OPTIONS[p.decision].values():
             keys += fn(s, seat, p)
             ends.append(len(keys))

@@ -77,8 +77,8 @@ def setup_next(tx: Tx, i: int) -> None:
 
 # --- phases -------------------------------------------------------------------------------------------------
 def begin_phase(tx: Tx, round_: int, phase: int) -> None:
-    """Start a phase and run it until a decision is needed."""
-    tx.emit(E.PhaseStarted(round=round_, phase=phase))
+    """Start a phase and run it until a decision is needed: five rounds of phases I to VIII [G3]."""
+    tx.emit(E.PhaseStarted(round=round_, phase=phase, rulings=("G3",)))
     if phase == 1:
         collect_income(tx)
         begin_phase(tx, round_, 2)

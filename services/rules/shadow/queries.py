@@ -193,6 +193,28 @@ class Census:
                 taken[card] = taken.get(card, 0) + 1
         return taken
 
+    # --- per-seat questions (the census answers them from its lists, without a second pass over the board) ---
+    def tiles_of(self, seat: int, kinds: tuple[str, ...]) -> list[int]:
+        """Spaces of the given kinds holding a tile of ``seat``, in board order."""
+        kind_of = self.t.kinds
+        return [i for i, piece in self.tiles if piece.owner == seat and kind_of[i] in kinds]
+
+    def knights_of(self, seat: int, kinds: tuple[str, ...] = (ARISTOCRAT, CASTLE)) -> list[int]:
+        """Spaces of the given kinds holding a knight of ``seat``, in board order."""
+        kind_of = self.t.kinds
+        return [i for i, piece in self.knights if piece.owner == seat and kind_of[i] in kinds]
+
+    def doctor_targets(self, seat: int) -> list[int]:
+        """Tiles the Doctor / Köln may touch: own tiles above 15, any opponent tile [P3, X10]; in board order."""
+        kind_of = self.t.kinds
+        return [i for i, piece in self.tiles if kind_of[i] in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15)]
+
+    def own_barons_for_marriage(self, seat: int) -> list[int]:
+        """The seat's Barons that may become a Couple by the Foreign king's daughter: on the throne, an aristocrat
+        space, a Gray eminence slot or a secular elector seat (``Tables.marriage``) [P5]; in board order."""
+        marriage = self.t.marriage
+        return [i for i, piece in self.tiles if piece.owner == seat and not piece.couple and marriage[i]]
+
 
 _FREE: tuple[int | None, ...] = (None,)
 
@@ -285,12 +307,9 @@ def can_place_aristocrat_anywhere(s: GameState) -> bool:
     return any(push_options(s, e) for e in open_electorates(s))
 
 
-def tiles_of(s: GameState, seat: int, kinds: tuple[str, ...]) -> Iterator[int]:
-    """Spaces of the given kinds holding a tile of ``seat``."""
-    spaces = s.layout.spaces
-    for i, piece in census(s).tiles:
-        if piece.owner == seat and spaces[i].kind in kinds:
-            yield i
+def tiles_of(s: GameState, seat: int, kinds: tuple[str, ...]) -> list[int]:
+    """Spaces of the given kinds holding a tile of ``seat``, in board order (:meth:`Census.tiles_of`)."""
+    return census(s).tiles_of(seat, kinds)
 
 
 def power_in(s: GameState, e: int) -> tuple[int, ...]:
@@ -331,12 +350,9 @@ def throne_candidates(s: GameState, seat: int, include_eminence: bool) -> list[i
     return list(tiles_of(s, seat, kinds))
 
 
-def doctor_targets(s: GameState, seat: int) -> Iterator[int]:
-    """Tiles the Doctor / Köln may touch: own tiles above 15, any opponent tile [P3, X10]."""
-    spaces = s.layout.spaces
-    for i, piece in census(s).tiles:
-        if spaces[i].kind in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15):
-            yield i
+def doctor_targets(s: GameState, seat: int) -> list[int]:
+    """Tiles the Doctor / Köln may touch (:meth:`Census.doctor_targets`) [P3, X10]."""
+    return census(s).doctor_targets(seat)
 
 
 def marriageable_barons(s: GameState, seat: int) -> Iterator[int]:
@@ -351,26 +367,15 @@ def marriageable_barons(s: GameState, seat: int) -> Iterator[int]:
             yield i
 
 
-def own_barons_for_marriage(s: GameState, seat: int) -> Iterator[int]:
-    """The seat's Barons that may become a Couple by the Foreign king's daughter [P5]."""
-    spaces = s.layout.spaces
-    electorates = s.layout.electorates
-    for i, piece in census(s).tiles:
-        if piece.owner != seat or piece.couple:
-            continue
-        sp = spaces[i]
-        if sp.kind in (THRONE, ARISTOCRAT, EMINENCE) or (
-            sp.kind == ELECTOR and not electorates[sp.electorate].spiritual
-        ):
-            yield i
+def own_barons_for_marriage(s: GameState, seat: int) -> list[int]:
+    """The seat's Barons that may become a Couple by the Foreign king's daughter (:meth:`Census.
+    own_barons_for_marriage`) [P5]."""
+    return census(s).own_barons_for_marriage(seat)
 
 
-def knights_of(s: GameState, seat: int, kinds: tuple[str, ...] = (ARISTOCRAT, CASTLE)) -> Iterator[int]:
-    """Spaces holding a knight of ``seat``."""
-    spaces = s.layout.spaces
-    for i, piece in census(s).knights:
-        if piece.owner == seat and spaces[i].kind in kinds:
-            yield i
+def knights_of(s: GameState, seat: int, kinds: tuple[str, ...] = (ARISTOCRAT, CASTLE)) -> list[int]:
+    """Spaces of the given kinds holding a knight of ``seat`` (:meth:`Census.knights_of`)."""
+    return census(s).knights_of(seat, kinds)
 
 
 def free_city_electorates(s: GameState) -> list[int]:

@@ -1,6 +1,6 @@
 """What of an event, or of a past position, one seat may see: the game's secrets are the sealed votes until
 they are revealed [E2] and, with the option B6 (``hidden_victory_points``), other seats' victory points until
-the end. Once the game is over everything is public."""
+the end, down to the very events that scored them [X14]. Once the game is over everything is public."""
 
 from __future__ import annotations
 
@@ -36,8 +36,10 @@ def _as_dict(event: Event) -> dict[str, Any]:
 def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any] | None:
     """``event`` as ``seat`` (None: a spectator) may see it while the game is at ``s`` (at or after the event).
 
-    A redacted event keeps its type and seat, drops the secret fields, and carries ``redacted: true`` and a
-    ``summary`` that gives nothing away. An event shown whole is returned as one shared dict (do not mutate).
+    A sealed vote of another seat keeps its type and seat, drops the candidate, and carries ``redacted: true``
+    and a ``summary`` that gives nothing away [E2]. Another seat's ``VictoryPointsScored`` is withheld (None)
+    while victory points are hidden: its reason alone would tell the points [B6, X14]. An event shown whole is
+    returned as one shared dict (do not mutate).
     """
     data = _as_dict(event)
     if s is None or s.over or not isinstance(event, _SECRET):
@@ -47,11 +49,7 @@ def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any
         hidden = {k: v for k, v in data.items() if k != "candidate"}
         return {**hidden, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
     if isinstance(event, ev.VictoryPointsScored) and event.seat != seat and s.settings.hidden_victory_points:
-        reason = event.reason.replace("_", " ")
-        return {
-            **data, "points": None, "total": None, "redacted": True,
-            "summary": f"{_name(s, event.seat)} scores victory points ({reason}).",
-        }  # fmt: skip
+        return None
     return data
 
 

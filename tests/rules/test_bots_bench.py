@@ -1,22 +1,27 @@
-"""The bots' bench section: ``heuristic_win_rate`` in ``make bench``."""
+"""Shadow's bench section: ``heuristic_win_rate`` in ``make bench``."""
 
 from __future__ import annotations
 
 import io
 
 from services import bench
-from services.bots import bench as bots_bench
-from services.bots.arena import heuristic_win_rate
+from services.rules.registry import get_game
+from services.rules.shadow.bots import bench as bots_bench
+from services.rules.shadow.bots.arena import heuristic_win_rate
 
 
-def test_given_the_bench_when_its_optional_sections_are_listed_then_the_bots_section_is_one_of_them() -> None:
-    assert bots_bench.bench in bench.optional_sections()
+def test_given_the_bench_of_shadow_when_its_sections_are_listed_then_the_heuristic_section_is_one_of_them() -> None:
+    # Given the Shadow plug-in, When the bench lists the optional sections for it
+    sections = bench.optional_sections(get_game("shadow"))
+    # Then the game's own section (the heuristic bot's win rate) is among them, and only for that game
+    assert any(s.__module__ == "services.rules.shadow.plugin" for s in sections)
+    assert all(s.__module__ != "services.rules.shadow.plugin" for s in bench.optional_sections())
 
 
 def test_given_a_quick_bench_context_when_the_bots_section_runs_then_it_prints_and_returns_the_win_rate() -> None:
     # Given a quick context (as `throne bench --quick` makes)
     out = io.StringIO()
-    ctx = bench.Context(decider=bench.get_decider("shadow"), games=3, out=out)
+    ctx = bench.Context(game=get_game("shadow"), games=3, out=out)
     # When the section runs
     figures = bots_bench.bench(ctx)
     # Then it measured the quick number of games, and its figure is the arena's over the same games

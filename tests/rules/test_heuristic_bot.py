@@ -11,11 +11,11 @@ import pytest
 from events.base import Command, Event
 from events.shadow import commands as cmd
 from events.shadow import events as ev
-from services.bots.arena import heuristic_win_rate, play_game
-from services.bots.heuristic import HeuristicBot
 from services.bots.random_bot import RandomBot
+from services.rules.shadow.bots.arena import heuristic_win_rate, play_game
+from services.rules.shadow.bots.heuristic import HeuristicBot
 from services.rules.shadow.state import GameState
-from tests.rules.support import DECIDER, given, request, start
+from tests.rules.support import RULES, given, request, start
 
 
 # --- arranged positions -----------------------------------------------------------------------------------
@@ -37,9 +37,9 @@ def position(*facts: Event, round_: int = 2, phase: int = 4, emperor: int = 0) -
 
 
 def bot_choice(state: GameState, seat: int, seed: int = 0) -> Command:
-    command = HeuristicBot(seed).choose(DECIDER, state, seat)
+    command = HeuristicBot(seed).choose(RULES, state, seat)
     assert command is not None
-    assert command in DECIDER.legal_commands(state, seat)
+    assert command in RULES.legal_commands(state, seat)
     return command
 
 
@@ -77,7 +77,7 @@ def test_given_games_of_two_to_four_players_when_heuristic_bots_play_then_every_
             CheckedBot(HeuristicBot(seed * 10 + seat) if seat in heuristic_seats else RandomBot(seed * 10 + seat))
             for seat in range(players)
         ]
-        state = play_game(DECIDER, bots, seed)
+        state = play_game(RULES, bots, seed)
         assert state.over and state.round == 5
         assert all(bots[seat].sent > 10 for seat in heuristic_seats)
 

@@ -35,7 +35,7 @@ import random
 from typing import Any
 
 from events.base import Command
-from services.rules.decider import Decider
+from services.rules.contract import GameRules
 from services.rules.shadow import actions
 from services.rules.shadow.effects import Tx
 from services.rules.shadow.flow import EMPEROR_ACTIONS, LAST_ROUND, vote_tally
@@ -417,7 +417,7 @@ class HeuristicBot:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def choose(self, decider: Decider, state: Any, seat: int) -> Command | None:
+    def choose(self, rules: GameRules[Any], state: Any, seat: int) -> Command | None:
         """The bot's next command for ``seat`` (None if it has none)."""
         keys = actions.legal_keys(state, seat)
         if state.pending.decision == "actions":

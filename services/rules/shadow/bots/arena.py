@@ -1,6 +1,6 @@
 """Bot arena: seeded games of In the Shadow of the Emperor between bots, and the heuristic bot's win rate.
 
-Run ``python -m services.bots.arena`` to print progress figures of the 200-game measure.
+Run ``python -m services.rules.shadow.bots.arena`` to print progress figures of the 200-game measure.
 """
 
 from __future__ import annotations
@@ -10,42 +10,41 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.bots.heuristic import HeuristicBot
 from services.bots.random_bot import RandomBot
-from services.rules.shadow.game import ShadowDecider
+from services.rules.contract import Bot
+from services.rules.shadow.bots.heuristic import HeuristicBot
+from services.rules.shadow.rules import ShadowRules
 from services.rules.shadow.state import GameState
 
 PLAYERS = 4
 NAMES = ("Red", "Green", "Blue", "Yellow")
 
 
-def play_game(
-    decider: ShadowDecider, bots: Sequence[Any], seed: int, settings: dict[str, Any] | None = None
-) -> GameState:
+def play_game(rules: ShadowRules, bots: Sequence[Bot], seed: int, settings: dict[str, Any] | None = None) -> GameState:
     """Play one seeded game to its end, each seat driven by ``bots[seat]``; return the final state."""
     state: GameState | None = None
-    for event in decider.start(NAMES[: len(bots)], settings or {}, seed):
-        state = decider.evolve(state, event)
+    for event in rules.start(NAMES[: len(bots)], settings or {}, seed):
+        state = rules.evolve(state, event)
     assert state is not None
     while not state.over:
-        seat = decider.awaited(state)[0]
-        command = bots[seat].choose(decider, state, seat)
-        result = decider.execute(state, command)
+        seat = rules.awaited(state)[0]
+        command = bots[seat].choose(rules, state, seat)
+        result = rules.execute(state, command)
         assert isinstance(result, tuple), f"seat {seat} sent an illegal command {command}: {result}"
         state = result[1]
     return state
 
 
-def heuristic_game(game: int, seed: int = 0, decider: ShadowDecider | None = None) -> tuple[int, GameState]:
+def heuristic_game(game: int, seed: int = 0, rules: ShadowRules | None = None) -> tuple[int, GameState]:
     """Game number ``game`` of a series: the heuristic bot on seat ``game % 4`` (so it is the first Emperor
     in one game of four), random bots on the other seats, all seeded from ``seed`` and ``game``."""
-    decider = decider or ShadowDecider()
+    rules = rules or ShadowRules()
     base = seed * 1_000_003 + game
     hero = game % PLAYERS
-    bots: list[Any] = [
+    bots: list[Bot] = [
         HeuristicBot(base) if seat == hero else RandomBot(base * PLAYERS + seat + 1) for seat in range(PLAYERS)
     ]
-    return hero, play_game(decider, bots, base)
+    return hero, play_game(rules, bots, base)
 
 
 def heuristic_win_rate(
@@ -57,11 +56,11 @@ def heuristic_win_rate(
     Emperor), so it starts as Emperor in a quarter of the games. A shared victory (players tied for the most
     VP all win [G3]) that includes the heuristic bot counts as a win. Deterministic for a given ``seed``.
     ``progress(done, wins, seconds)`` is called after each game if given."""
-    decider = ShadowDecider()
+    rules = ShadowRules()
     wins = 0
     started = time.perf_counter()
     for game in range(games):
-        hero, state = heuristic_game(game, seed, decider)
+        hero, state = heuristic_game(game, seed, rules)
         if hero in (state.winners or ()):
             wins += 1
         if progress is not None:

@@ -1,0 +1,71 @@
+"""Conformance of a game's presenter: nothing it shows one seat (or a spectator) carries another seat's secret.
+
+A game declares its secrets (``Presenter.secrets``: what some seat alone may know now, with how it would show);
+the suite reads everything the presenter gives each reader at each moment of seeded random games, with the
+table options switched on too: the view, the replay view, the text and SVG boards, the labels of its legal
+commands, the event just recorded as redacted for it, and the scoreboard (public). A game without secrets
+passes trivially; the Shadow suite checks that its secrets are really met (tests/rules/).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.rules.contract import GamePlugin, Secret
+from tests.conformance.conftest import games_of
+from tests.conformance.harness import as_json, json_shows, text_shows
+
+
+def leaks(outputs: list[Any], texts: list[str], secrets: list[Secret], reader: int | None) -> list[str]:
+    """The secrets of seats other than ``reader`` that the outputs show."""
+    found = []
+    for secret in secrets:
+        if secret.owner == reader:
+            continue
+        for i, value in enumerate(outputs):
+            if json_shows(as_json(value), secret):
+                found.append(f"JSON output {i} shows {secret}")
+        found += [f"text shows {secret}" for text in texts if text_shows(text, secret)]
+    return found
+
+
+def test_given_random_games_when_each_reader_is_shown_the_game_then_no_other_seats_secret(game: GamePlugin) -> None:
+    rules, presenter = game.rules, game.presenter
+    met = 0
+    for played in games_of(game):
+        readers: list[int | None] = [*range(len(played.players)), None]
+        # Every event as each reader receives it live: redacted with the state right after it
+        for event, state in played.moments():
+            secrets = list(presenter.secrets(state))
+            met += bool(secrets)
+            for reader in readers:
+                shown = presenter.redact(event, reader, state)
+                assert shown is None or isinstance(shown, dict)
+                problems = leaks([shown], [], secrets, reader)
+                assert not problems, (event.type, reader, problems)
+        # Everything shown of each position at rest (after each command), and the replay of it made then
+        for step in played.steps:
+            state = step.after
+            secrets = list(presenter.secrets(state))
+            if not secrets:
+                continue
+            for reader in readers:
+                legal = rules.legal_commands(state, reader) if reader is not None else []
+                outputs = [presenter.view(state, reader), presenter.replay_view(state, reader, state)]
+                texts = [
+                    presenter.render_text(state, reader),
+                    presenter.render_svg(state, reader),
+                    *(presenter.label(c, state) for c in legal),
+                ]
+                if reader is None:
+                    outputs.append(presenter.scoreboard(state))
+                problems = leaks(outputs, texts, secrets, reader)
+                assert not problems, (reader, problems)
+            assert presenter.views(state, readers) == [presenter.view(state, r) for r in readers]
+    if game.rules.capabilities.hidden_information:
+        assert met > 0, "a game with hidden information showed no secret in its random games"
+
+
+def test_given_a_game_over_when_secrets_are_asked_then_none_are_left(game: GamePlugin) -> None:
+    for played in games_of(game):
+        assert not list(game.presenter.secrets(played.final))
