@@ -299,11 +299,11 @@ class ProjectionWorker:
     # --- catching up from the store --------------------------------------------------------------------
     def catch_up(self, game_id: str) -> None:
         """Apply every recorded event of a game this model has not applied yet (from the event store)."""
-        meta_version = self.r.hget(self.layout.meta(self.layout.shard_of(game_id), game_id), "version")
-        if meta_version is None:
+        version = self.repo.versions([game_id])[game_id]
+        if version is None:
             return
         # A marker (no JSON) at the stored version: apply_games reads the events from the store, in chunks.
-        self.apply_games({game_id: [FeedEvent(game_id, int(meta_version), b"", 0, "")]}, live=False)
+        self.apply_games({game_id: [FeedEvent(game_id, version, b"", 0, "")]}, live=False)
 
     def games_of_shard(self, shard: int) -> list[str]:
         """Every game of a shard in the event store (live, ended and archived), by its metadata key."""

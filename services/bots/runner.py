@@ -207,14 +207,12 @@ class BotRunner:
                     missing.append((gid, shard))
                 else:
                     known.append(game)
-        if known:
-            pipe = self.r.pipeline(transaction=False)
-            for game in known:
-                pipe.hget(self.layout.meta(game.shard, game.game_id), "version")
-            for game, stored in zip(known, pipe.execute(), strict=True):
-                if stored is not None and int(stored) > game.version:
-                    game.behind = True
-                turn.dirty.add(game.game_id)
+        stored = self.repo.versions([game.game_id for game in known])
+        for game in known:
+            version = stored.get(game.game_id)
+            if version is not None and version > game.version:
+                game.behind = True
+            turn.dirty.add(game.game_id)
         if missing:
             self._load(missing, turn)
         self.stats["sweeps"] += 1

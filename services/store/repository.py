@@ -172,6 +172,15 @@ class GameRepository:
             gid: GameMeta.parse(gid, raw) if raw else None for gid, raw in zip(game_ids, pipe.execute(), strict=True)
         }
 
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int | None]:
+        """The version of many games in one pipelined round trip (None: no such game); cheaper than their meta."""
+        if not game_ids:
+            return {}
+        pipe = self.r.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hget(self.layout.meta(self.layout.shard_of(gid), gid), "version")
+        return {gid: None if v is None else int(v) for gid, v in zip(game_ids, pipe.execute(), strict=True)}
+
     def game(self, meta: GameMeta) -> GamePlugin:
         """The game plug-in of a game's name; :class:`UnknownRules` if this process has none."""
         return self.game_named(meta.name, meta.game_id)
