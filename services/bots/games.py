@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ import redis
 
 from services.bus.envelope import CommandEnvelope
 from services.bus.keys import Layout
+from services.store.cache import LruCache
 from services.store.repository import GameRepository
 
 
@@ -98,8 +98,8 @@ class BotGames:
         self.repo = repository
         self.cfg = config
         self.log = log
-        self.games: OrderedDict[str, BotGame] = OrderedDict()
-        self._no_bots: OrderedDict[str, None] = OrderedDict()
+        self.games: LruCache[str, BotGame] = LruCache(config.cache_size)
+        self._no_bots: LruCache[str, bool] = LruCache(4 * config.cache_size)
 
     def has_no_bots(self, game_id: str) -> bool:
         """Whether the game is known to have no bot seats (left, or never had any)."""
@@ -115,7 +115,7 @@ class BotGames:
         with_bots = [(gid, shard, doc) for (gid, shard), doc in zip(games, docs, strict=True) if doc is not None]
         for (gid, shard), doc in zip(games, docs, strict=True):
             if doc is None:
-                self._remember_no_bots(gid)
+                self._no_bots.put(gid, True)
                 # A game listed in botgames without its key: its bots are done (another runner cleaned up).
                 self.r.srem(self.layout.bot_games(shard), gid)
         if not with_bots:
@@ -125,8 +125,7 @@ class BotGames:
         for gid, shard, doc in with_bots:
             game = self._make(gid, shard, doc, loaded.get(gid))
             if game is not None:
-                self.games[gid] = game
-                self._trim()
+                self.games.put(gid, game)
                 out.append(game)
         return out
 
@@ -175,15 +174,5 @@ class BotGames:
         pipe.delete(self.layout.bots(shard, gid))
         pipe.srem(self.layout.bot_games(shard), gid)
         pipe.execute()
-        self.games.pop(gid, None)
-        self._remember_no_bots(gid)
-
-    def _remember_no_bots(self, gid: str) -> None:
-        self._no_bots[gid] = None
-        self._no_bots.move_to_end(gid)
-        while len(self._no_bots) > 4 * self.cfg.cache_size:
-            self._no_bots.popitem(last=False)
-
-    def _trim(self) -> None:
-        while len(self.games) > self.cfg.cache_size:
-            self.games.popitem(last=False)
+        self.games.pop(gid)
+        self._no_bots.put(gid, True)

@@ -63,6 +63,7 @@ from services.bus.consumer import ConsumerLoop, GroupConsumer
 from services.bus.envelope import CommandEnvelope, Outcome
 from services.bus.keys import BOTS_GROUP, Layout
 from services.log import get_logger
+from services.store.cache import LruCache
 from services.store.repository import GameLookup, GameRepository, registry_game
 
 __all__ = ["BotConfig", "BotGame", "BotRunner"]
@@ -106,7 +107,7 @@ class BotRunner:
         self.stats: Counter[str] = Counter()
 
     @property
-    def games(self) -> dict[str, BotGame]:
+    def games(self) -> LruCache[str, BotGame]:
         """The bot games in memory, by id."""
         return self.bot_games.games
 
@@ -347,7 +348,7 @@ class BotRunner:
         )
         game.sent = Sent(env, game.version, time.monotonic())
         game.retry_at = 0.0
-        self.games.move_to_end(game.game_id)
+        self.games.get(game.game_id)  # the most recent now
         self.log.debug("bots.submit", **ctx, cid=cid, command=getattr(command, "type", ""))
         return env
 
