@@ -17,8 +17,6 @@ Game-agnostic: a game is its name in the registry and the :class:`~services.rule
 from __future__ import annotations
 
 import hmac
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +29,7 @@ from services.bus.keys import Layout
 from services.rules.decider import Decider
 from services.rules.registry import get_decider
 from services.store import eventstore
+from services.store.cache import LruCache
 from services.store.meta import GameMeta, GameStatus
 from services.store.repository import CorruptGame, GameRepository, UnknownGame
 
@@ -92,15 +91,13 @@ class Directory:
         self.repo = GameRepository(client, layout)
         self.cache_size = cache_size
         self.recent = recent
-        self._infos: OrderedDict[str, GameInfo] = OrderedDict()
-        self._positions: OrderedDict[str, Position] = OrderedDict()
-        self._lock = threading.Lock()
+        self._infos: LruCache[str, GameInfo] = LruCache(cache_size)
+        self._positions: LruCache[str, Position] = LruCache(cache_size)
 
     # --- infos ----------------------------------------------------------------------------------------
     def cached_info(self, game_id: str) -> GameInfo | None:
         """The info of a game if cached (no IO: usable on the event loop)."""
-        with self._lock:
-            return self._infos.get(game_id)
+        return self._infos.get(game_id)
 
     def info(self, game_id: str) -> GameInfo:
         """The info of a game (raises :class:`NoSuchGame`)."""
@@ -121,18 +118,13 @@ class Directory:
         return GameInfo(meta.game_id, meta.name, decider, meta.players, meta.token_digests)
 
     def _remember(self, info: GameInfo) -> GameInfo:
-        with self._lock:
-            self._infos[info.game_id] = info
-            self._infos.move_to_end(info.game_id)
-            while len(self._infos) > self.cache_size:
-                self._infos.popitem(last=False)
+        self._infos.put(info.game_id, info)
         return info
 
     # --- positions ------------------------------------------------------------------------------------
     def position(self, game_id: str) -> Position:
         """The game's latest position (raises :class:`NoSuchGame`)."""
-        with self._lock:
-            cached = self._positions.get(game_id)
+        cached = self._positions.get(game_id)
         pos = self._refresh(cached) if cached is not None else self._load(game_id)
         return self.keep(pos)
 
@@ -162,20 +154,13 @@ class Directory:
 
     def cached_position(self, game_id: str) -> Position | None:
         """The cached position of a game, however old (no IO)."""
-        with self._lock:
-            return self._positions.get(game_id)
+        return self._positions.get(game_id)
 
     def keep(self, pos: Position) -> Position:
         """Cache ``pos`` unless a position further on is cached already; returns ``pos``."""
         gid = pos.info.game_id
-        with self._lock:
-            current = self._positions.get(gid)
-            # Two threads may refresh at once; keep whichever got further.
-            if current is None or current.version <= pos.version:
-                self._positions[gid] = pos
-            self._positions.move_to_end(gid)
-            while len(self._positions) > self.cache_size:
-                self._positions.popitem(last=False)
+        # Two threads may refresh at once; keep whichever got further.
+        self._positions.put_if(gid, pos, lambda current: current.version > pos.version)
         return pos
 
     def _load(self, game_id: str) -> Position:
