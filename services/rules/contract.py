@@ -55,11 +55,12 @@ class Secret:
 
     In JSON output it would show as ``key`` holding ``value``: either in an object with ``"seat": owner`` (an
     event, a seat's row of a scoreboard), or as item ``owner`` of a list under ``key`` in an object without a
-    ``seat`` field (a view's per-seat list, e.g. ``victory_points``). In text or a picture it would show as
-    ``text``, when that string is distinctive enough to search for (None: not searched)."""
+    ``seat`` field (a view's per-seat list, e.g. ``victory_points``). ``key`` None: a value unique to the secret
+    (a card's id in a hand) that shows wherever it appears, under any key or in any list. In text or a picture it
+    would show as ``text``, when that string is distinctive enough to search for (None: not searched)."""
 
     owner: int
-    key: str
+    key: str | None
     value: Any
     text: str | None = None
 
@@ -218,6 +219,12 @@ class Presenter(Generic[State]):
         data = self.rules.encode_command(command)
         details = " ".join(f"{k}={v}" for k, v in data.items() if k not in ("type", "seat"))
         return f"{data.get('type', '?')}" + (f" {details}" if details else "")
+
+    def menu_groups(self, commands: Sequence[Command], state: State | None = None) -> list[tuple[str, list[int]]]:
+        """Legal ``commands`` grouped for a menu: ``(title, indexes into commands)``, the groups partitioning the
+        indexes in order. A title may have levels separated by `` > `` that a menu may nest on. The default is
+        one group."""
+        return [("Commands", list(range(len(commands))))] if commands else []
 
     # --- pictures and standings --------------------------------------------------------------------------------
     def scoreboard(self, state: State) -> JSON:
