@@ -29,7 +29,7 @@ from services.bus.connection import connect
 from services.bus.keys import parse_shards
 from services.log import get_logger
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
-from services.rules.registry import game_names, get_decider
+from services.rules.registry import game_names, get_game
 
 
 def _models(spec: str) -> list[str]:
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.processes > 1 and len(names) > 1:
         return _supervise(args, names)
     for name in game_names():
-        get_decider(name)  # import every game now, not on the first event (a cold start would show as lag)
+        get_game(name)  # import every game now, not on the first event (a cold start would show as lag)
     # Following a busy feed allocates many short-lived containers while the fold cache keeps a large heap:
     # with the default thresholds the cyclic GC rescans that heap so often that it takes half of the CPU.
     gc.freeze()

@@ -68,13 +68,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import redis
 
-from projections.base import GameCtx, shown_text
+from projections.base import shown_text
+from projections.history import BadSeat, BadVersion, Game, History, ReadModelError, UnknownGame
 from projections.models import (
     REPLAY_SNAPSHOT_EVERY,
     apply_view_patch,
@@ -87,16 +87,12 @@ from projections.models import (
 from projections.store import WIN_UNITS, RMKeys
 from projections.verify import VerifyError, verify_game
 from services.bus.keys import Layout
-from services.rules.decider import Decider
-from services.rules.registry import default_game, game_names, get_decider, get_game
-from services.store.eventstore import (
-    StoredEvent,
-    command_of_event,
-    read_archive,
-    read_archive_commands,
-    read_commands,
-    read_meta,
-)
+from services.rules.registry import default_game, game_names, get_game
+from services.store.eventstore import command_of_event
+
+__all__ = [
+    "BadPage", "BadSeat", "BadVersion", "ReadModelError", "ReadModels", "UnknownGame", "UnknownGameName",
+]  # fmt: skip
 
 MAX_PAGE = 100
 """Most rows of a leaderboard one query answers."""
@@ -106,34 +102,6 @@ _ROW_PARTS = ("games", "wins", "shared", "score", "scored", "name")
 
 def _dumps_doc(doc: dict[str, Any]) -> bytes:
     return orjson.dumps(doc, default=str)
-
-
-class ReadModelError(Exception):
-    """A query the read models can not answer; ``code`` is stable and machine-readable."""
-
-    code = "read_model_error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class UnknownGame(ReadModelError):
-    """No game with that id (neither live nor archived)."""
-
-    code = "unknown_game"
-
-
-class BadVersion(ReadModelError):
-    """A version outside 0..the game's last version."""
-
-    code = "bad_version"
-
-
-class BadSeat(ReadModelError):
-    """A seat that is not in the game."""
-
-    code = "bad_seat"
 
 
 class UnknownGameName(ReadModelError):
@@ -148,24 +116,6 @@ class BadPage(ReadModelError):
     code = "bad_page"
 
 
-@dataclass(frozen=True, slots=True)
-class _Game:
-    game_id: str
-    shard: int
-    meta: dict[str, str]
-    decider: Decider
-    players: tuple[str, ...]
-    version: int
-    archived: bool
-
-    @property
-    def finished(self) -> bool:
-        return self.meta.get("status") in ("over", "archived")
-
-    def ctx(self, state: Any, version: int) -> GameCtx:
-        return GameCtx(self.game_id, self.shard, self.meta.get("name", ""), self.decider, self.players, state, version)
-
-
 class ReadModels:
     """Queries over the read models of one Redis (``client``) and key layout. Thread-safe."""
 
@@ -173,22 +123,19 @@ class ReadModels:
         self.r = client
         self.layout = layout or Layout.from_env()
         self.keys = RMKeys(self.layout)
-        self.snapshot_every = REPLAY_SNAPSHOT_EVERY
+        self.history = History(client, self.layout, self.keys, REPLAY_SNAPSHOT_EVERY)
         self._lock = threading.Lock()
-        # Decoded archives (an archived game's replay reads its whole blob once) and final states of ended games.
-        self._archives: OrderedDict[str, tuple[list[StoredEvent], list[Any]]] = OrderedDict()
-        self._finals: OrderedDict[tuple[str, int], Any] = OrderedDict()
         self._legals: OrderedDict[tuple[str, int, int], list[dict[str, Any]]] = OrderedDict()
 
     # --- scoreboard -----------------------------------------------------------------------------------
     def scoreboard(self, game_id: str) -> dict[str, Any]:
         """The live scoreboard of one game (see the module docstring for the shape)."""
-        game = self._game(game_id)
+        game = self.history.game(game_id)
         raw = self.r.get(self.keys.scoreboard(game_id))
         doc = orjson.loads(raw) if raw is not None else None
         if doc is None:
             # Not projected yet: the same document, from the store.
-            state, events = self._state_at(game, game.version)
+            state, events = self.history.state_at(game, game.version)
             at = events[-1].at if events else 0
             doc = orjson.loads(orjson.dumps(scoreboard_doc(game.ctx(state, game.version), state, game.version, at)))
         if game.archived:
@@ -246,20 +193,20 @@ class ReadModels:
     # --- replay ---------------------------------------------------------------------------------------
     def replay(self, game_id: str, version: int, seat: int | None = None) -> dict[str, Any]:
         """The board after event ``version`` (0: before the first) and that event, as ``seat`` may see them."""
-        game = self._game(game_id)
-        self._check_version(game, version)
-        self._check_seat(game, seat)
-        state, events = self._state_at(game, version)
-        final = self._final(game)
-        decider = game.decider
+        game = self.history.game(game_id)
+        game.check_version(version)
+        game.check_seat(seat)
+        state, events = self.history.state_at(game, version)
+        final = self.history.final(game)
+        rules, presenter = game.rules, game.presenter
         shown: dict[str, Any] | None = None
         text = "Before the first event."
         if version >= 1:
             event = events[-1]
-            parsed = decider.parse_event(event.data)
+            parsed = rules.parse_event(event.data)
             # The reader's moment: a finished game has no secrets left; a running one keeps them as of then.
-            shown = decider.redact(parsed, seat, final if final is not None else state)
-            text = shown_text(decider, parsed, shown, game.players) if shown is not None else "(not visible)"
+            shown = presenter.redact(parsed, seat, final if final is not None else state)
+            text = shown_text(presenter, parsed, shown, game.players) if shown is not None else "(not visible)"
         return {
             "game_id": game_id,
             "version": version,
@@ -269,32 +216,32 @@ class ReadModels:
             "seat": seat,
             "event": shown,
             "event_text": text,
-            "view": decider.replay_view(state, seat, final),
-            "board_text": decider.render_text(state, seat, final),
+            "view": presenter.replay_view(state, seat, final),
+            "board_text": presenter.render_text(state, seat, final),
         }
 
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.decider.render_text(state, seat, final))
+        return str(game.presenter.render_text(state, seat, final))
 
     def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as an SVG document after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.decider.render_svg(state, seat, final))
+        return str(game.presenter.render_svg(state, seat, final))
 
-    def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[_Game, Any, Any]:
-        game = self._game(game_id)
+    def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[Game, Any, Any]:
+        game = self.history.game(game_id)
         v = game.version if version is None else version
-        self._check_version(game, v)
-        self._check_seat(game, seat)
-        state, _ = self._state_at(game, v)
-        return game, state, self._final(game)
+        game.check_version(v)
+        game.check_seat(seat)
+        state, _ = self.history.state_at(game, v)
+        return game, state, self.history.final(game)
 
     # --- audit and verification -----------------------------------------------------------------------
     def audit(self, game_id: str, version: int | None = None) -> dict[str, Any]:
         """Why each event (or the one at ``version``) happened: command, sender, time, rulings, inputs."""
-        game = self._game(game_id)
+        game = self.history.game(game_id)
         if version is not None and not 1 <= version <= game.version:
             raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
         first, last = (1, game.version) if version is None else (version, version)
@@ -315,21 +262,20 @@ class ReadModels:
             entries += self._audit_from_store(game, done + 1, last)
         return {"game_id": game_id, "entries": entries}
 
-    def _audit_from_store(self, game: _Game, first: int, last: int) -> list[dict[str, Any]]:
-        decider = game.decider
-        log = {c.command_id: c for c in self._commands(game)}
+    def _audit_from_store(self, game: Game, first: int, last: int) -> list[dict[str, Any]]:
+        log = {c.command_id: c for c in self.history.commands(game)}
         docs: dict[str, dict[str, Any]] = {}
         out = []
-        for stored in self._events(game, first, last):
-            event = decider.parse_event(stored.data)
+        for stored in self.history.events(game, first, last):
+            event = game.rules.parse_event(stored.data)
             cmd = log.get(stored.command_id)
             if cmd is not None and not (cmd.outcome.get("first_version") or 0) <= stored.version <= cmd.version:
                 cmd = None
             if cmd is not None and cmd.command_id not in docs:
                 # Labelled in the position it was sent in: the state before its first event.
-                pre, _ = self._state_at(game, int(cmd.outcome.get("first_version", 1)) - 1)
+                pre, _ = self.history.state_at(game, int(cmd.outcome.get("first_version", 1)) - 1)
                 docs[cmd.command_id] = orjson.loads(_dumps_doc(command_doc(game.ctx(pre, 0), cmd, pre)))
-            explanation = decider.explain_event(event, game.players)
+            explanation = game.presenter.explain_event(event, game.players)
             doc = docs.get(cmd.command_id) if cmd is not None else None
             out.append(compose_audit_entry(stored.version, stored.data, stored.at, stored.command_id, doc, explanation))
         return out
@@ -343,14 +289,14 @@ class ReadModels:
 
     def commands(self, game_id: str) -> list[dict[str, Any]]:
         """The game's command log (accepted and rejected commands, in order; no tokens)."""
-        game = self._game(game_id)
+        game = self.history.game(game_id)
         return [
             {
                 "log_id": c.log_id, "version": c.version, "id": c.command_id, "kind": c.kind, "seat": c.seat,
                 "payload": c.payload, "received_ms": c.received_ms, "committed_ms": c.committed_ms,
                 "outcome": c.outcome,
             }
-            for c in self._commands(game)
+            for c in self.history.commands(game)
         ]  # fmt: skip
 
     def command_of(self, game_id: str, version: int) -> dict[str, Any] | None:
@@ -361,8 +307,8 @@ class ReadModels:
     # --- seat feed ------------------------------------------------------------------------------------
     def seat_feed(self, game_id: str, seat: int | None, after_version: int = 0) -> dict[str, Any]:
         """One seat's (None: a spectator's) view, legal commands with labels, and its events after a version."""
-        game = self._game(game_id)
-        self._check_seat(game, seat)
+        game = self.history.game(game_id)
+        game.check_seat(seat)
         if after_version < 0:
             raise BadVersion(f"after_version must be >= 0, not {after_version}")
         who = "spec" if seat is None else str(seat)
@@ -396,7 +342,7 @@ class ReadModels:
         }
 
     def _legal(
-        self, game: _Game, version: int, seat: int | None, awaiting_raw: bytes | None, state_raw: bytes | None
+        self, game: Game, version: int, seat: int | None, awaiting_raw: bytes | None, state_raw: bytes | None
     ) -> list[dict[str, Any]]:
         """The labelled legal commands of an awaited seat, from the feed model's stored state (cached)."""
         if seat is None or awaiting_raw is None or seat not in orjson.loads(awaiting_raw):
@@ -407,10 +353,10 @@ class ReadModels:
         if hit is not None:
             return hit
         if state_raw is not None:
-            state = game.decider.restore(state_raw)
+            state = game.rules.restore(state_raw)
         else:
-            state, _ = self._state_at(game, version)
-        legal = orjson.loads(orjson.dumps(labelled_legal(game.decider, state, seat), default=str))
+            state, _ = self.history.state_at(game, version)
+        legal = orjson.loads(orjson.dumps(labelled_legal(game.rules, game.presenter, state, seat), default=str))
         with self._lock:
             self._legals[key] = legal
             while len(self._legals) > 1024:
@@ -427,17 +373,17 @@ class ReadModels:
             return spectators  # type: ignore[no-any-return]
         return apply_view_patch(spectators, orjson.loads(own_raw))
 
-    def _seat_feed_from_store(self, game: _Game, seat: int | None, after: int) -> dict[str, Any]:
-        decider = game.decider
-        state, _ = self._state_at(game, min(after, game.version))
+    def _seat_feed_from_store(self, game: Game, seat: int | None, after: int) -> dict[str, Any]:
+        rules, presenter = game.rules, game.presenter
+        state, _ = self.history.state_at(game, min(after, game.version))
         events = []
-        for stored in self._events(game, after + 1, game.version):
-            event = decider.parse_event(stored.data)
-            state = decider.evolve(state, event)
-            shown = decider.redact(event, seat, state)
+        for stored in self.history.events(game, after + 1, game.version):
+            event = rules.parse_event(stored.data)
+            state = rules.evolve(state, event)
+            shown = presenter.redact(event, seat, state)
             if shown is not None:
                 shown = orjson.loads(orjson.dumps(shown, default=str))
-                text = shown_text(decider, event, shown, game.players)
+                text = shown_text(presenter, event, shown, game.players)
                 events.append({"version": stored.version, "event": shown, "text": text})
         who = "spec" if seat is None else str(seat)
         fields = now_fields(game.ctx(state, game.version), state, game.version)
@@ -447,114 +393,9 @@ class ReadModels:
             "seat": seat,
             "version": game.version,
             "view": self._seat_view(now["view:spec"], now[f"view:{who}"], seat),
-            "legal": orjson.loads(orjson.dumps(labelled_legal(decider, state, seat), default=str))
-            if seat is not None and seat in decider.awaited(state)
+            "legal": orjson.loads(orjson.dumps(labelled_legal(rules, presenter, state, seat), default=str))
+            if seat is not None and seat in rules.awaited(state)
             else [],
             "events": events,
-            "over": bool(decider.is_over(state)),
+            "over": bool(rules.is_over(state)),
         }
-
-    # --- reading the store ----------------------------------------------------------------------------
-    def _game(self, game_id: str) -> _Game:
-        if not isinstance(game_id, str) or not game_id:
-            raise UnknownGame(f"no game {game_id!r}")
-        meta = read_meta(self.r, self.layout, game_id)
-        if meta is None:
-            raise UnknownGame(f"no game {game_id}")
-        try:
-            decider = get_decider(meta.get("name", ""))
-        except (KeyError, ImportError):
-            raise UnknownGame(f"game {game_id} is a {meta.get('name')!r}, which this process does not know") from None
-        return _Game(
-            game_id=game_id,
-            shard=self.layout.shard_of(game_id),
-            meta=meta,
-            decider=decider,
-            players=tuple(orjson.loads(meta.get("players", "[]"))),
-            version=int(meta.get("version", "0")),
-            archived=meta.get("status") == "archived",
-        )
-
-    @staticmethod
-    def _check_version(game: _Game, version: int) -> None:
-        if not isinstance(version, int) or not 0 <= version <= game.version:
-            raise BadVersion(f"game {game.game_id} has versions 0..{game.version}, not {version}")
-
-    @staticmethod
-    def _check_seat(game: _Game, seat: int | None) -> None:
-        if seat is not None and not (isinstance(seat, int) and 0 <= seat < len(game.players)):
-            raise BadSeat(f"game {game.game_id} has seats 0..{len(game.players) - 1}, not {seat}")
-
-    def _archive(self, game: _Game) -> tuple[list[StoredEvent], list[Any]]:
-        with self._lock:
-            hit = self._archives.get(game.game_id)
-            if hit is not None:
-                self._archives.move_to_end(game.game_id)
-                return hit
-        blob = self.r.get(self.layout.archive(game.shard, game.game_id))
-        if blob is None:
-            return [], []
-        _, events = read_archive(blob)
-        decoded = (events, read_archive_commands(blob))
-        with self._lock:
-            self._archives[game.game_id] = decoded
-            while len(self._archives) > 32:
-                self._archives.popitem(last=False)
-        return decoded
-
-    def _events(self, game: _Game, first: int, last: int) -> list[StoredEvent]:
-        """Recorded events ``first..last`` (hot stream, or the archive)."""
-        if last < first:
-            return []
-        if game.archived:
-            return [e for e in self._archive(game)[0] if first <= e.version <= last]
-        key = self.layout.events(game.shard, game.game_id)
-        return [
-            StoredEvent(int(eid.decode().partition("-")[2]), orjson.loads(f[b"e"]), f.get(b"c", b"").decode(),
-                        int(f.get(b"t", 0)))
-            for eid, f in self.r.xrange(key, min=f"0-{first}", max=f"0-{last}")
-        ]  # fmt: skip
-
-    def _commands(self, game: _Game) -> list[Any]:
-        return self._archive(game)[1] if game.archived else read_commands(self.r, self.layout, game.game_id)
-
-    def _state_at(self, game: _Game, version: int) -> tuple[Any, list[StoredEvent]]:
-        """The state after ``version`` and the events folded to reach it (the last one is event ``version``).
-
-        Starts from the replay model's nearest snapshot at or below ``version`` (a multiple of N), so a seek
-        folds fewer than N recorded events; rules are never re-run.
-        """
-        decider = game.decider
-        every = self.snapshot_every
-        top = (version // every) * every
-        # The nearest snapshot at or below, or a few below it (a replay model still catching up on a live game).
-        bases = [b for b in range(top, max(0, top - 4 * every), -every) if b > 0]
-        snaps = self.r.hmget(self.keys.replay_snaps(game.game_id), bases) if bases else []
-        state, start = decider.initial_state(), 0
-        for base, snap in zip(bases, snaps, strict=True):
-            if snap is not None:
-                state, start = decider.restore(snap), base
-                break
-        # Fetch from ``start`` (or the event itself when the snapshot sits on it) to show event ``version``.
-        events = self._events(game, min(start + 1, max(version, 1)), version)
-        for stored in events:
-            if stored.version > start:
-                state = decider.evolve(state, decider.parse_event(stored.data))
-        if version >= 1 and (not events or events[-1].version != version):
-            raise BadVersion(f"event {version} of game {game.game_id} is not in the store")
-        return state, events
-
-    def _final(self, game: _Game) -> Any:
-        """The last state of an ended game (None while it runs): after the end every secret is public."""
-        if not game.finished:
-            return None
-        key = (game.game_id, game.version)
-        with self._lock:
-            if key in self._finals:
-                return self._finals[key]
-        state, _ = self._state_at(game, game.version)
-        with self._lock:
-            self._finals[key] = state
-            while len(self._finals) > 256:
-                self._finals.popitem(last=False)
-        return state

@@ -1,23 +1,22 @@
-"""What every projection shares: a game's context (decider, players, state at the applied version), the
-events of one batch with the state after each, and the base class of a read model.
+"""What every projection shares: a game's context (rules, presenter, players, state at the applied version),
+the events of one batch with the state after each, and the base class of a read model.
 
-Game-agnostic: a game is its name in the registry and the Decider found there; nothing here knows a rule.
+Game-agnostic: a game is its plug-in found by name in the registry (its ``rules`` and its ``presenter``, see
+services/rules/contract.py); nothing here knows a rule.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import redis
 
-from events.base import Event
 from projections.store import Ops, ProjectionScripts, RMKeys
-from services.rules.decider import Decider
+from services.rules.contract import Event, GameRules, Presenter
 
 
 @dataclass(slots=True)
@@ -27,10 +26,13 @@ class GameCtx:
     game_id: str
     shard: int
     name: str
-    decider: Decider
+    rules: GameRules[Any]
+    presenter: Presenter[Any]
     players: tuple[str, ...]
     state: Any
     version: int
+    player_ids: tuple[str | None, ...] | None = None
+    """The seats' stable player ids as given at creation (None: none given), for the leaderboards."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,27 +75,11 @@ class Projection:
         """Delete the model's keys outside the shards (a rebuild clears the per-shard ones itself)."""
 
 
-@cache
-def _describe_takes_players(kind: type) -> bool:
-    try:
-        params = inspect.signature(kind.describe).parameters
-    except (TypeError, ValueError):
-        return False
-    return len(params) >= 3 or any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params.values())
-
-
-def describe(decider: Decider, event: Event, players: Sequence[str]) -> str:
-    """The event in plain words, with player names where the decider's ``describe`` accepts them."""
-    if _describe_takes_players(type(decider)):
-        return str(decider.describe(event, players))  # type: ignore[call-arg]
-    return str(decider.describe(event))
-
-
-def shown_text(decider: Decider, event: Event, shown: dict[str, Any], players: Sequence[str]) -> str:
-    """The text of an event as a seat sees it: the decider's safe ``summary`` of a redacted event."""
+def shown_text(presenter: Presenter[Any], event: Event, shown: dict[str, Any], players: Sequence[str]) -> str:
+    """The text of an event as a seat sees it: the presenter's safe ``summary`` of a redacted event."""
     if shown.get("redacted"):
         return str(shown.get("summary") or f"{shown.get('type', 'event')} (details hidden)")
-    return describe(decider, event, players)
+    return str(presenter.describe(event, players))
 
 
 @lru_cache(maxsize=4096)

@@ -28,8 +28,8 @@ from projections.api import ReadModels
 from projections.models import ReplayModel
 from projections.runner import ProjectionWorker
 from projections.store import MODELS, RMKeys, group_of
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.log import configure
 from services.worker import perf
 from services.worker.rules_worker import RulesWorker

@@ -13,17 +13,11 @@ from typing import Any
 
 import orjson
 import redis
-from pydantic import SerializeAsAny, TypeAdapter
 
-from events.base import Command
 from projections.base import Applied, GameCtx, Projection, iso_ms, shown_text
 from projections.store import WIN_UNITS, Ops, ProjectionScripts, RMKeys
-from services.rules.contract import Presenter, SharedWin, Standing
-from services.rules.registry import get_game
+from services.rules.contract import GameRules, Presenter, SharedWin, Standing
 from services.store.eventstore import StoredCommand, command_from_entry
-
-_COMMAND_LIST: TypeAdapter[list[Any]] = TypeAdapter(list[SerializeAsAny[Command]])
-"""Serializes a list of any game's commands whole (each as its own class, not as the base Command)."""
 
 REPLAY_SNAPSHOT_EVERY = 25
 """The replay model keeps a snapshot every this many versions: a seek folds at most this many events."""
@@ -50,12 +44,9 @@ class ScoreboardModel(Projection):
     ) -> None:
         """Count the game into its game's leaderboard when this batch ends it (the script counts a game once)."""
         last = batch[-1]
-        if not ctx.decider.is_over(last.state):
+        if not ctx.rules.is_over(last.state):
             return
-        presenter = get_game(ctx.name).presenter
-        raw_ids = r.hget(keys.layout.meta(ctx.shard, ctx.game_id), "player_ids")
-        player_ids = orjson.loads(raw_ids) if raw_ids else None
-        argv = leaderboard_count_args(presenter, last.state, ctx.game_id, ctx.players, player_ids, last.at)
+        argv = leaderboard_count_args(ctx.presenter, last.state, ctx.game_id, ctx.players, ctx.player_ids, last.at)
         if argv is not None:
             names = keys.leaderboard_keys(ctx.name)
             r.evalsha(scripts.count_game, len(names), *names, *argv)
@@ -108,11 +99,10 @@ def win_units(shared_win: SharedWin, winners: int) -> int:
 
 
 def scoreboard_doc(ctx: GameCtx, state: Any, version: int, at: int) -> dict[str, Any]:
-    """The stored scoreboard of a game at ``version``: the decider's public standing plus who is awaited."""
-    decider = ctx.decider
-    board = dict(decider.scoreboard(state))
-    awaiting = list(decider.awaited(state))
-    over = decider.is_over(state)
+    """The stored scoreboard of a game at ``version``: the presenter's public standing plus who is awaited."""
+    board = dict(ctx.presenter.scoreboard(state))
+    awaiting = list(ctx.rules.awaited(state))
+    over = ctx.rules.is_over(state)
     board.update(
         {
             "game_id": ctx.game_id,
@@ -140,10 +130,9 @@ class ReplayModel(Projection):
 
     def write(self, ctx: GameCtx, before: Any, batch: list[Applied], ops: Ops, keys: RMKeys, extra: Any) -> None:
         """A snapshot at each multiple of ``every`` in the batch, and at the end of the game."""
-        decider = ctx.decider
         for a in batch:
-            if a.version % self.every == 0 or (a is batch[-1] and decider.is_over(a.state)):
-                ops.add("HSET", keys.replay_snaps(ctx.game_id), a.version, decider.snapshot(a.state))
+            if a.version % self.every == 0 or (a is batch[-1] and ctx.rules.is_over(a.state)):
+                ops.add("HSET", keys.replay_snaps(ctx.game_id), a.version, ctx.rules.snapshot(a.state))
 
 
 # --- audit -----------------------------------------------------------------------------------------------------
@@ -151,7 +140,7 @@ class AuditModel(Projection):
     """Per event: the command behind it (sender, seat, times, outcome), the rulings and deciding inputs, and a
     sentence a referee can read. This is the referee's full-information record: it is not filtered per seat.
 
-    Stored lean: per event the recorded JSON, its commit ms, its command id and the decider's explanation; per
+    Stored lean: per event the recorded JSON, its commit ms, its command id and the presenter's explanation; per
     command (once, from the batch holding its first event) its document with its label. The API composes the
     entries (:func:`compose_audit_entry`), the same way from the store when the model has not caught up."""
 
@@ -185,26 +174,26 @@ class AuditModel(Projection):
         """One lean entry per event; a command's document when its first event is in this batch."""
         commands: dict[str, StoredCommand] = extra or {}
         stream, docs = keys.audit(ctx.game_id), keys.audit_commands(ctx.game_id)
-        decider, players = ctx.decider, ctx.players
+        presenter, players = ctx.presenter, ctx.players
         state_before = before
         for a in batch:
             cmd = commands.get(a.command_id)
             if cmd is not None and cmd.outcome.get("first_version") == a.version:
                 # Its label is judged in the position it was sent in: the state before its first event.
                 ops.add("HSET", docs, cmd.command_id, _dumps(command_doc(ctx, cmd, state_before)))
-            explanation = decider.explain_event(a.event, players)
+            explanation = presenter.explain_event(a.event, players)
             ops.add("XADD", stream, f"0-{a.version}", "e", a.raw, "t", a.at, "c", a.command_id, "x", explanation)
             state_before = a.state
 
 
 def command_label(ctx: GameCtx, cmd: StoredCommand, state: Any) -> str:
-    """The command in words (the decider's label), judged in the position it was sent in."""
+    """The command in words (the presenter's label), judged in the position it was sent in."""
     if cmd.kind == "create":
         p = cmd.payload if isinstance(cmd.payload, dict) else {}
         return f"create a game of {p.get('name', ctx.name)} for {', '.join(map(str, p.get('players') or ()))}"
     try:
-        command = ctx.decider.parse_command({**cmd.payload, "seat": cmd.seat})
-        return str(ctx.decider.label(command, state))
+        command = ctx.rules.parse_command({**cmd.payload, "seat": cmd.seat})
+        return str(ctx.presenter.label(command, state))
     except Exception:
         # The command was accepted, so it parsed then; a rules change may have made it unreadable now.
         return orjson.dumps(cmd.payload).decode()
@@ -260,7 +249,7 @@ def compose_audit_entry(
 
 # --- seat feed -------------------------------------------------------------------------------------------------
 class FeedModel(Projection):
-    """Per seat and for spectators: the event feed filtered by the decider's ``redact`` (entry id = version, so
+    """Per seat and for spectators: the event feed filtered by the presenter's ``redact`` (entry id = version, so
     a client resumes from the last version it saw), and the current view and legal commands with labels.
 
     One stream entry per event holds the spectators' version and, only where a seat sees something else (its
@@ -270,44 +259,48 @@ class FeedModel(Projection):
 
     def write(self, ctx: GameCtx, before: Any, batch: list[Applied], ops: Ops, keys: RMKeys, extra: Any) -> None:
         """Each event into every seat's feed as that seat may see it; then the views and legal commands."""
-        decider = ctx.decider
+        presenter = ctx.presenter
         key = keys.feed(ctx.game_id)
         for a in batch:
-            public = decider.redact(a.event, None, a.state)
+            public = presenter.redact(a.event, None, a.state)
             fields: list[Any] = ["e", b"", "x", ""]
             if public is not None:
                 # Shown whole (the common case): the recorded bytes are the JSON, no need to encode it again.
                 encoded = a.raw if a.raw and public == a.data else _dumps(public)
-                fields = ["e", encoded, "x", shown_text(decider, a.event, public, ctx.players)]
+                fields = ["e", encoded, "x", shown_text(presenter, a.event, public, ctx.players)]
             for seat in range(len(ctx.players)):
-                shown = decider.redact(a.event, seat, a.state)
+                shown = presenter.redact(a.event, seat, a.state)
                 if shown is public or (shown is not None and shown == public):
                     continue  # as the spectators see it (the common case: nothing secret)
                 if shown is None:
                     fields += [f"e{seat}", b""]  # withheld from this seat
                 else:
-                    fields += [f"e{seat}", _dumps(shown), f"x{seat}", shown_text(decider, a.event, shown, ctx.players)]
+                    fields += [
+                        f"e{seat}",
+                        _dumps(shown),
+                        f"x{seat}",
+                        shown_text(presenter, a.event, shown, ctx.players),
+                    ]
             ops.add("XADD", key, f"0-{a.version}", *fields)
         ops.add("HSET", keys.feed_now(ctx.game_id), *now_fields(ctx, batch[-1].state, batch[-1].version))
 
 
 def now_fields(ctx: GameCtx, state: Any, version: int) -> list[Any]:
-    """``version``, ``over``, ``awaiting``, the state (decider snapshot), the spectators' view and per seat
+    """``version``, ``over``, ``awaiting``, the state (the rules' snapshot), the spectators' view and per seat
     what its view adds to it.
 
     The legal commands are not stored: only awaited seats have any, the one or two that ask for them, and
     listing and labelling them costs more than everything else here; :func:`labelled_legal` makes them from the
     stored state when asked (the API caches them per version)."""
-    decider = ctx.decider
-    awaited = list(decider.awaited(state))
+    rules = ctx.rules
+    awaited = list(rules.awaited(state))
     fields: list[Any] = [
-        "version", version, "over", "1" if decider.is_over(state) else "0", "awaiting", _dumps(awaited),
-        "state", decider.snapshot(state),
+        "version", version, "over", "1" if rules.is_over(state) else "0", "awaiting", _dumps(awaited),
+        "state", rules.snapshot(state),
     ]  # fmt: skip
     seats: list[int | None] = [*range(len(ctx.players)), None]
-    # A decider may offer ``views(state, seats)``: every seat's view at once, cheaper than one by one.
-    many = getattr(decider, "views", None)
-    shown = many(state, seats) if many is not None else [decider.view(state, seat) for seat in seats]
+    # Every seat's view at once: a presenter may build the shared part once.
+    shown = ctx.presenter.views(state, seats)
     spectators = shown[-1]
     for seat in range(len(ctx.players)):
         fields += [f"view:{seat}", _dumps(view_patch(spectators, shown[seat]))]
@@ -315,12 +308,12 @@ def now_fields(ctx: GameCtx, state: Any, version: int) -> list[Any]:
     return fields
 
 
-def labelled_legal(decider: Any, state: Any, seat: int) -> list[dict[str, Any]]:
+def labelled_legal(rules: GameRules[Any], presenter: Presenter[Any], state: Any, seat: int) -> list[dict[str, Any]]:
     """The seat's legal commands, each as JSON with its readable label."""
-    legal = decider.legal_commands(state, seat)
-    # One serializer call for the whole list (2.5x faster than a model_dump per command).
-    as_json = _COMMAND_LIST.dump_python(legal, mode="json") if legal else []
-    return [{"command": j, "label": decider.label(c, state)} for c, j in zip(legal, as_json, strict=True)]
+    return [
+        {"command": rules.encode_command(c), "label": presenter.label(c, state)}
+        for c in rules.legal_commands(state, seat)
+    ]
 
 
 def view_patch(base: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:

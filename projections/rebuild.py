@@ -8,7 +8,7 @@ computed from a checkpoint that moved, so each (game, version) is still applied 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import redis
 
@@ -17,8 +17,7 @@ from projections.runner import ProjectionWorker, RunnerConfig
 from projections.store import MODELS, RMKeys, group_of
 from services.bus.keys import Layout
 from services.log import get_logger
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.store.repository import GameLookup, registry_game
 
 
 def reset_group(client: redis.Redis, layout: Layout, model: str, shard: int) -> None:
@@ -51,7 +50,7 @@ def rebuild(
     shards: Iterable[int] | None = None,
     *,
     config: RunnerConfig | None = None,
-    deciders: Callable[[str], Decider] = get_decider,
+    games: GameLookup = registry_game,
 ) -> dict[str, int]:
     """Rebuild ``models`` from the event store; returns the number of games per model."""
     log = get_logger("projection.rebuild")
@@ -64,9 +63,9 @@ def rebuild(
             reset_group(client, layout, name, shard)
         deleted = clear_model(client, layout, name, chosen)
         worker = ProjectionWorker(
-            client, ALL_MODELS[name](), chosen, layout=layout, config=config, consumer="rebuild", deciders=deciders
+            client, ALL_MODELS[name](), chosen, layout=layout, config=config, consumer="rebuild", games=games
         )
-        games = sum(worker.backfill_shard(shard) for shard in chosen)
-        out[name] = games
-        log.info("rebuild.done", model=name, games=games, deleted_keys=deleted, events=worker.stats["events"])
+        count = sum(worker.backfill_shard(shard) for shard in chosen)
+        out[name] = count
+        log.info("rebuild.done", model=name, games=count, deleted_keys=deleted, events=worker.stats["events"])
     return out

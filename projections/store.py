@@ -5,14 +5,14 @@ by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
 
     throne:{s17}:rm:<model>:applied            hash    game id -> last version applied (the model's checkpoint)
     throne:{s17}:rm:scoreboard:<gid>           string  the game's scoreboard (JSON)
-    throne:{s17}:rm:replay:<gid>:snaps         hash    version -> decider snapshot, every N versions and the end
+    throne:{s17}:rm:replay:<gid>:snaps         hash    version -> rules snapshot, every N versions and the end
     throne:{s17}:rm:audit:<gid>                stream  id 0-<version>: ``e`` event JSON, ``t`` commit ms, ``c``
-                                                       command id, ``x`` the decider's explanation
+                                                       command id, ``x`` the presenter's explanation
     throne:{s17}:rm:audit:<gid>:cmds           hash    command id -> the command's audit document (JSON)
     throne:{s17}:rm:feed:<gid>                 stream  id 0-<version>: ``e``/``x`` the event and its text as the
                                                        spectators see it; ``e<seat>``/``x<seat>`` where a seat sees
                                                        it otherwise (``e<seat>`` empty: withheld from that seat)
-    throne:{s17}:rm:feed:<gid>:now             hash    ``version``, ``over``, ``awaiting``, ``state`` (decider
+    throne:{s17}:rm:feed:<gid>:now             hash    ``version``, ``over``, ``awaiting``, ``state`` (rules
                                                        snapshot), ``view:spec`` (the spectators'), per seat
                                                        ``view:<seat>`` (what differs from it)
 

@@ -1,7 +1,7 @@
 """Verification: re-run a game's recorded commands through the current rules and compare the events.
 
 The recorded commands (the event store's command log, archive included) are replayed in their order, each
-with the seat that sent it, from ``decider.start(players, settings, seed)``; the events this produces are
+with the seat that sent it, from ``rules.start(players, settings, seed)``; the events this produces are
 compared, version by version and as JSON, with the recorded ones. Every event that differs is reported with
 the command behind it on each side. A dispute, or a change of the rules code, thus shows exactly which games
 (and which moves of them) would have gone differently.
@@ -13,7 +13,6 @@ refused now, or another rejection code) is listed under ``outcome_changes`` as w
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +22,8 @@ import redis
 from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
-from services.store.eventstore import StoredCommand, read_commands, read_events, read_meta
+from services.store.eventstore import StoredCommand
+from services.store.repository import GameLookup, GameRepository, UnknownGame, UnknownRules, registry_game
 
 SERVICE_CODES = frozenset(
     {
@@ -44,7 +42,7 @@ SERVICE_CODES = frozenset(
 
 
 class VerifyError(Exception):
-    """The game cannot be verified (unknown game, no decider for its name)."""
+    """The game cannot be verified (unknown game, no rules for its name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,38 +64,35 @@ def _command_doc(cmd: StoredCommand | None) -> dict[str, Any] | None:
     }
 
 
-def _norm(event: Event) -> dict[str, Any]:
+def _norm(rules: Any, event: Event) -> dict[str, Any]:
     # Through JSON, like the recorded side (tuples become lists, enums strings).
-    return orjson.loads(event.to_json())
+    return orjson.loads(rules.encode_event_bytes(event))
 
 
-def verify_game(
-    client: redis.Redis, layout: Layout, game_id: str, deciders: Callable[[str], Decider] = get_decider
-) -> dict[str, Any]:
+def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLookup = registry_game) -> dict[str, Any]:
     """The verification report of one game (see the module docstring and ``projections.api.ReadModels``)."""
-    meta = read_meta(client, layout, game_id)
-    if meta is None:
-        raise VerifyError(f"no game {game_id}")
+    repo = GameRepository(client, layout, games=games)
     try:
-        decider = deciders(meta.get("name", ""))
-    except (KeyError, ImportError):
-        raise VerifyError(f"no decider for game name {meta.get('name')!r}") from None
-    recorded = read_events(client, layout, game_id)
-    log = read_commands(client, layout, game_id)
+        meta = repo.meta(game_id)
+        rules = repo.game(meta).rules
+    except UnknownRules as exc:
+        raise VerifyError(f"no rules for game name {exc.name!r}") from None
+    except UnknownGame:
+        raise VerifyError(f"no game {game_id}") from None
+    recorded = repo.events(game_id)
+    log = repo.commands(game_id)
     by_id = {c.command_id: c for c in log}
     create = next((c for c in log if c.kind == "create" and c.accepted), None)
-    players = orjson.loads(meta.get("players", "[]"))
-    settings = orjson.loads(meta.get("settings", "{}"))
-    seed = int(meta.get("seed", "0"))
+    players, settings, seed = list(meta.players), dict(meta.settings), meta.seed
 
     made: list[_Made] = []
     outcome_changes: list[dict[str, Any]] = []
     errors: list[str] = []
-    state = decider.initial_state()
+    state = rules.initial_state()
     try:
-        for event in decider.start(players, settings, seed):
-            made.append(_Made(_norm(event), create))
-            state = decider.evolve(state, event)
+        for event in rules.start(players, settings, seed):
+            made.append(_Made(_norm(rules, event), create))
+            state = rules.evolve(state, event)
     except Exception as exc:  # the current rules cannot even open it: every event differs
         errors.append(f"start failed: {exc!r}")
     if not log:
@@ -114,10 +109,10 @@ def verify_game(
         try:
             if payload is None or cmd.seat is None:
                 raise ValueError("the logged command is not a JSON object with a seat")
-            command = decider.parse_command({**payload, "seat": cmd.seat})
-            result: list[Event] | Rejection = decider.decide(state, command)
+            command = rules.parse_command({**payload, "seat": cmd.seat})
+            result: list[Event] | Rejection = rules.decide(state, command)
         except Exception as exc:
-            # bad_command now (and maybe then); a decider that raises is a difference too.
+            # bad_command now (and maybe then); rules that raise are a difference too.
             result = Rejection(code=env_mod.BAD_COMMAND, message=str(exc)[:300])
         now_code = result.code if isinstance(result, Rejection) else None
         if (cmd.accepted and now_code is not None) or (not cmd.accepted and now_code != code):
@@ -131,8 +126,8 @@ def verify_game(
         if isinstance(result, Rejection):
             continue
         for event in result:
-            made.append(_Made(_norm(event), cmd))
-            state = decider.evolve(state, event)
+            made.append(_Made(_norm(rules, event), cmd))
+            state = rules.evolve(state, event)
 
     differences: list[dict[str, Any]] = []
     for i in range(max(len(recorded), len(made))):
@@ -163,9 +158,9 @@ def verify_game(
         )
     return {
         "game_id": game_id,
-        "name": meta.get("name"),
-        "rules_version_recorded": meta.get("rules_version"),
-        "rules_version_now": getattr(decider, "rules_version", None),
+        "name": meta.name,
+        "rules_version_recorded": meta.rules_version or None,
+        "rules_version_now": rules.rules_version,
         "commands": len([c for c in log if c.kind == "cmd"]),
         "commands_replayed": replayed,
         "events_recorded": len(recorded),

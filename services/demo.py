@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from services.bots.random_bot import choose
-from services.bus.client import ServiceClient
 from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.engine_demo import format_command, narrated, player_names
 from services.log import configure
 from services.rules.contract import Command, Event

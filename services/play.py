@@ -21,10 +21,10 @@ import orjson
 
 from services.bots.kinds import default_bot
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.client import ServiceClient
 from services.bus.connection import connect, is_embedded
 from services.bus.envelope import STALE_VERSION
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.engine_demo import NAMES, narrated, player_names
 from services.rules.contract import Command, Event, GamePlugin
 from services.rules.registry import default_game, get_game

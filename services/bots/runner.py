@@ -16,7 +16,7 @@ ever holds a raw token.
 What the runner does, for the shards it serves:
 
 - it reads every shard's event feed with its own consumer group (``bots``, NOACK: a feed entry is only a hint
-  that a game moved) and folds each bot game's events with the game's decider (found by name in the registry);
+  that a game moved) and folds each bot game's events with the game's rules (loaded through the store's repository);
   a game it has not seen yet is loaded from its snapshot and the tail of its event stream;
 - when the game awaits a bot seat, it asks that seat's bot for a command and submits it with the version it
   saw as expected version, under a fresh unguessable command id ``bot-<version>-<seat>-<random>`` (nobody can
@@ -43,100 +43,30 @@ up from the event streams); splitting the shards between runners (``--shards``) 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import socket
 import threading
 import time
 import uuid
-import zlib
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
-import orjson
 import redis
 
+from services.bots.games import BotConfig, BotGame, BotGames, Sent, bot_seed
 from services.bots.kinds import Bot, UnknownBot, make_bot
 from services.bus import envelope as env_mod
-from services.bus.client import ServiceClient
+from services.bus.client import BusClient
+from services.bus.consumer import ConsumerLoop, GroupConsumer
 from services.bus.envelope import CommandEnvelope, Outcome
-from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import BOTS_GROUP, Layout
-from services.bus.streams import GroupReader
 from services.log import get_logger
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
-from services.store.eventstore import load_many, read_events
+from services.store.cache import LruCache
+from services.store.repository import GameLookup, GameRepository, registry_game
 
-
-@dataclass(frozen=True, slots=True)
-class BotConfig:
-    """Tuning of a bots runner. The defaults suit production; tests shorten the timings."""
-
-    batch: int = 256
-    """Feed entries read per shard and turn."""
-    block_ms: int = 100
-    """How long one read blocks when every feed is quiet."""
-    sweep_every_ms: int = 2000
-    """How often the ``botgames`` sets are walked (catch-up, clean-up)."""
-    recheck_after_ms: int = 300
-    """A submitted command whose game has not moved after this long: look at its outcome."""
-    resend_after_ms: int = 30_000
-    """A submitted command with no outcome at all after this long is submitted again (same command id)."""
-    max_attempts: int = 3
-    """Rejected commands of one seat at one version before the runner logs an error and backs off."""
-    retry_first_ms: int = 1000
-    retry_cap_ms: int = 60_000
-    """Backoff of a bot whose commands keep being rejected (doubling from the first to the cap)."""
-    cache_size: int = 10_000
-    """Bot games kept in memory (LRU); an evicted one is reloaded by the next sweep."""
-    orphan_after_ms: int = 600_000
-    """A ``bots`` key whose game does not exist this long after it was written is deleted."""
-    cluster_poll_ms: int = 10
-
-
-@dataclass(slots=True)
-class Sent:
-    """The command a bot submitted for its game's current version, waiting for the game to move."""
-
-    envelope: CommandEnvelope
-    version: int
-    at: float
-
-
-@dataclass(slots=True)
-class BotGame:
-    """A game with bot seats, as far as the runner has folded it."""
-
-    game_id: str
-    shard: int
-    name: str
-    decider: Decider
-    seats: dict[int, tuple[str, bytes]]
-    """Bot seat -> (bot kind, the seat's signing key: the token digest stored in the game's metadata)."""
-    state: Any
-    version: int
-    behind: bool = False
-    """The runner missed events of this game: read its event stream before acting."""
-    sent: Sent | None = None
-    attempt: int = 0
-    """Rejected attempts at the current version."""
-    retry_at: float = 0.0
-    """After repeated rejections: the monotonic time before which the runner does not try again."""
-
-    def moved_to(self, version: int) -> None:
-        """Bookkeeping once the game reached a new ``version``."""
-        self.version = version
-        self.sent = None
-        self.attempt = 0
-        self.retry_at = 0.0
-
-
-def _seed(game_id: str, seat: int, version: int, attempt: int) -> int:
-    return zlib.crc32(f"{game_id}:{seat}:{version}:{attempt}".encode())
+__all__ = ["BotConfig", "BotGame", "BotRunner"]
 
 
 @dataclass(slots=True)
@@ -156,56 +86,50 @@ class BotRunner:
         layout: Layout | None = None,
         config: BotConfig | None = None,
         consumer: str | None = None,
-        deciders: Callable[[str], Decider] = get_decider,
+        games: GameLookup = registry_game,
     ) -> None:
         self.r = client
         self.layout = layout or Layout.from_env()
         self.cfg = config or BotConfig()
         self.shards = sorted(set(shards))
         self.consumer = consumer or f"bots-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-        self.client = ServiceClient(client, self.layout)
-        self._deciders = deciders
-        self._reader = GroupReader(client, BOTS_GROUP, self.consumer, poll_ms=self.cfg.cluster_poll_ms)
-        self.games: OrderedDict[str, BotGame] = OrderedDict()
-        self._no_bots: OrderedDict[str, None] = OrderedDict()
+        self.client = BusClient(client, self.layout)
+        self.log = get_logger("bots", consumer=self.consumer)
+        self.repo = GameRepository(client, self.layout, games=games)
+        self.bot_games = BotGames(client, self.layout, self.repo, self.cfg, self.log)
+        self.feeds = GroupConsumer(
+            client, BOTS_GROUP, self.consumer, self.layout.feed, batch=self.cfg.batch,
+            cluster_poll_ms=self.cfg.cluster_poll_ms,
+        )  # fmt: skip
+        self.loop = ConsumerLoop(self.log, "bots")
         self._next_sweep = 0.0
         self._ready = False
         self.stats: Counter[str] = Counter()
-        self.log = get_logger("bots", consumer=self.consumer)
-        self._outage = Outage(self.log)
+
+    @property
+    def games(self) -> LruCache[str, BotGame]:
+        """The bot games in memory, by id."""
+        return self.bot_games.games
 
     # --- loop -----------------------------------------------------------------------------------------
     def setup(self) -> None:
         """Create the ``bots`` consumer group on every served feed (new entries only: the sweep covers the past)."""
-        for shard in self.shards:
-            with contextlib.suppress(redis.ResponseError):  # BUSYGROUP: it exists already
-                self.r.xgroup_create(self.layout.feed(shard), BOTS_GROUP, id="$", mkstream=True)
+        self.feeds.create_groups(self.shards, start="$")
         self._ready = True
 
     def run(self, stop: threading.Event | None = None) -> None:
         """Serve until ``stop`` is set; a Redis or programming error is logged and the loop goes on."""
-        stop = stop or threading.Event()
-        errors = Backoff(0.05, 2.0)
-        faults = Backoff(0.01, 2.0)
         self.log.info("bots.start", shards=self.shards)
-        while not stop.is_set():
-            try:
-                if not self._ready:
-                    self.setup()
-                self.step()
-                errors.reset()
-                faults.reset()
-                self._outage.recovered()
-            except Exception as exc:
-                if is_transient(exc):
-                    self._outage.failed(exc)  # logged once per episode, not once per attempt
-                    delay = faults.next()
-                else:
-                    self.log.exception("bots.error", error=repr(exc))
-                    delay = errors.next()
-                self._ready = False  # a flushed or failed-over Redis may have lost the groups
-                stop.wait(delay)
+        self.loop.run(self._serve_step, stop or threading.Event(), on_error=self._on_error)
         self.log.info("bots.stop", stats=dict(self.stats))
+
+    def _serve_step(self) -> None:
+        if not self._ready:
+            self.setup()
+        self.step()
+
+    def _on_error(self, exc: Exception) -> None:
+        self._ready = False  # a flushed or failed-over Redis may have lost the groups
 
     def step(self, block_ms: int | None = None) -> int:
         """One turn: sweep when due, read the feeds, look at late outcomes, submit what bots choose.
@@ -228,13 +152,10 @@ class BotRunner:
                     block = min(block, max(1, int((game.retry_at - now) * 1000)))
         if turn.dirty:
             block = 0
-        streams = {self.layout.feed(s): ">" for s in self.shards}
-        by_key = {key.encode(): shard for shard, key in ((s, self.layout.feed(s)) for s in self.shards)}
-        for key, entries in self._reader.read(streams, count=self.cfg.batch, block_ms=block, noack=True):
-            shard = by_key[key]
-            for _eid, fields in entries:
-                if fields is not None:
-                    self._on_feed(shard, fields, turn)
+        # NOACK: a feed entry is only a hint that a game moved (the sweep catches up whatever is missed).
+        for shard, _eid, fields in self.feeds.read(self.shards, block, noack=True):
+            if fields is not None:
+                self._on_feed(shard, fields, turn)
         if turn.unknown:
             self._load(list(turn.unknown.items()), turn)
         self._check_sent(turn)
@@ -251,7 +172,7 @@ class BotRunner:
             return
         game = self.games.get(gid)
         if game is None:
-            if gid not in self._no_bots and gid not in turn.unknown:
+            if not self.bot_games.has_no_bots(gid) and gid not in turn.unknown:
                 turn.unknown[gid] = shard
             return
         if version <= game.version:
@@ -261,81 +182,18 @@ class BotRunner:
             game.behind = True  # a gap: read the stream instead
             return
         try:
-            game.state = game.decider.evolve(game.state, game.decider.parse_event(fields[b"e"]))
+            game.state = game.rules.evolve(game.state, game.rules.parse_event(fields[b"e"]))
         except Exception as exc:
             self.log.warning("bots.fold_failed", game=gid, shard=shard, version=version, error=repr(exc)[:300])
             game.behind = True
             return
         game.moved_to(version)
 
-    def _catch_up(self, game: BotGame) -> None:
-        for stored in read_events(self.r, self.layout, game.game_id, after=game.version):
-            if stored.version != game.version + 1:
-                raise RuntimeError(f"game {game.game_id}: event {stored.version} follows {game.version}")
-            game.state = game.decider.evolve(game.state, game.decider.parse_event(stored.data))
-            game.moved_to(stored.version)
-        game.behind = False
-
     def _load(self, games: list[tuple[str, int]], turn: _Turn) -> None:
-        """Load games that may have bot seats: their ``bots`` key, then snapshot and tail."""
-        pipe = self.r.pipeline(transaction=False)
-        for gid, shard in games:
-            pipe.get(self.layout.bots(shard, gid))
-        docs = pipe.execute()
-        with_bots = [(gid, shard, doc) for (gid, shard), doc in zip(games, docs, strict=True) if doc is not None]
-        for (gid, shard), doc in zip(games, docs, strict=True):
-            if doc is None:
-                self._remember_no_bots(gid)
-                # A game listed in botgames without its key: its bots are done (another runner cleaned up).
-                self.r.srem(self.layout.bot_games(shard), gid)
-        if not with_bots:
-            return
-        raws = load_many(self.r, self.layout, [(shard, gid) for gid, shard, _ in with_bots])
-        for gid, shard, doc in with_bots:
-            raw = raws.get(gid)
-            try:
-                spec = orjson.loads(doc)
-                kinds = {int(s): str(v["kind"]) for s, v in spec["seats"].items()}
-                created_ms = int(spec.get("created_ms", 0))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
-                self.log.error("bots.bad_bots_key", game=gid, shard=shard)
-                self._forget(gid, shard)
-                continue
-            if raw is None:
-                if time.time() * 1000 - created_ms > self.cfg.orphan_after_ms:
-                    self.log.warning("bots.orphan_dropped", game=gid, shard=shard)
-                    self._forget(gid, shard)
-                continue  # not created yet: its first feed entry (or the next sweep) brings it back
-            status = raw.meta.get("status", "active")
-            if status != "active":
-                self._forget(gid, shard)
-                continue
-            try:
-                # The seats' signing keys: the token digests the game was created with (see the module doc).
-                digests = orjson.loads(raw.meta.get("tokens", "[]"))
-                seats = {seat: (kind, bytes.fromhex(digests[seat])) for seat, kind in kinds.items()}
-            except (orjson.JSONDecodeError, IndexError, TypeError, ValueError):
-                self.log.error("bots.bad_bot_seats", game=gid, shard=shard, seats=sorted(kinds))
-                self._forget(gid, shard)
-                continue
-            name = raw.meta.get("name", "")
-            try:
-                decider = self._deciders(name)
-                state = decider.restore(raw.snapshot) if raw.snapshot is not None else decider.initial_state()
-                version = raw.snapshot_version
-                for v, data in raw.tail:
-                    if v != version + 1:
-                        raise RuntimeError(f"event {v} follows {version}")
-                    state = decider.evolve(state, decider.parse_event(data))
-                    version = v
-            except Exception as exc:
-                self.log.error("bots.load_failed", game=gid, shard=shard, name=name, error=repr(exc)[:300])
-                continue
-            game = BotGame(gid, shard, name, decider, seats, state, version)
-            self.games[gid] = game
-            self._trim_cache()
+        """Load games that may have bot seats; the ones loaded are looked at this turn."""
+        for game in self.bot_games.load(games):
             self.stats["loaded"] += 1
-            turn.dirty.add(gid)
+            turn.dirty.add(game.game_id)
 
     def sweep(self, turn: _Turn | None = None) -> None:
         """Walk the ``botgames`` sets: load games not in memory, catch up games that moved, clean up."""
@@ -350,14 +208,12 @@ class BotRunner:
                     missing.append((gid, shard))
                 else:
                     known.append(game)
-        if known:
-            pipe = self.r.pipeline(transaction=False)
-            for game in known:
-                pipe.hget(self.layout.meta(game.shard, game.game_id), "version")
-            for game, stored in zip(known, pipe.execute(), strict=True):
-                if stored is not None and int(stored) > game.version:
-                    game.behind = True
-                turn.dirty.add(game.game_id)
+        stored = self.repo.versions([game.game_id for game in known])
+        for game in known:
+            version = stored.get(game.game_id)
+            if version is not None and version > game.version:
+                game.behind = True
+            turn.dirty.add(game.game_id)
         if missing:
             self._load(missing, turn)
         self.stats["sweeps"] += 1
@@ -425,7 +281,7 @@ class BotRunner:
             try:
                 env = self._decide(game)
             except Exception as exc:
-                # One game's trouble (a decider or stream problem) must not stop the others.
+                # One game's trouble (its rules or its stream) must not stop the others.
                 self.log.exception("bots.act_failed", game=gid, shard=game.shard, version=game.version, error=repr(exc))
                 game.behind = True
                 continue
@@ -450,30 +306,30 @@ class BotRunner:
 
     def _decide(self, game: BotGame) -> CommandEnvelope | None:
         if game.behind:
-            self._catch_up(game)
-        decider = game.decider
-        if decider.is_over(game.state):
+            self.bot_games.catch_up(game)
+        rules = game.rules
+        if rules.is_over(game.state):
             self.log.info("bots.game_over", game=game.game_id, shard=game.shard, version=game.version)
-            self._forget(game.game_id, game.shard)
+            self.bot_games.forget(game.game_id, game.shard)
             return None
         if game.sent is not None and game.sent.version == game.version:
             return None
         if game.retry_at > time.monotonic():
             return None
-        seats = [s for s in decider.awaited(game.state) if s in game.seats]
+        seats = [s for s in rules.awaited(game.state) if s in game.seats]
         if not seats:
             return None
         seat = seats[0]
         kind, key = game.seats[seat]
-        seed = _seed(game.game_id, seat, game.version, game.attempt)
+        seed = bot_seed(game.game_id, seat, game.version, game.attempt)
         ctx = {"game": game.game_id, "shard": game.shard, "version": game.version, "seat": seat, "kind": kind}
         command = None
         try:
-            command = self._bot(kind, game.name, seed).choose(decider, game.state, seat)
+            command = self._bot(kind, game.name, seed).choose(rules, game.state, seat)
         except Exception as exc:
             # A broken bot must not stall the game: its seat plays a random legal command this time.
             self.log.exception("bots.bot_failed", **ctx, error=repr(exc))
-            command = make_bot("random", game.name, seed).choose(decider, game.state, seat)
+            command = make_bot("random", game.name, seed).choose(rules, game.state, seat)
         if command is None:
             # Try again later (another attempt, another seed) rather than leave the game waiting for good.
             game.attempt += 1
@@ -487,12 +343,12 @@ class BotRunner:
             command_id=cid,
             game_id=game.game_id,
             seat=seat,
-            payload=command.to_dict(),
+            payload=rules.encode_command(command),
             expected_version=game.version,
         )
         game.sent = Sent(env, game.version, time.monotonic())
         game.retry_at = 0.0
-        self.games.move_to_end(game.game_id)
+        self.games.get(game.game_id)  # the most recent now
         self.log.debug("bots.submit", **ctx, cid=cid, command=getattr(command, "type", ""))
         return env
 
@@ -503,23 +359,3 @@ class BotRunner:
             # Bot seats are written by the game's creator; an unknown kind still gets a player.
             self.log.error("bots.unknown_kind", kind=kind, game_name=game, error=str(exc))
             return make_bot("random", game, seed)
-
-    # --- bookkeeping --------------------------------------------------------------------------------------
-    def _forget(self, gid: str, shard: int) -> None:
-        """The game needs its bots no more: drop its ``bots`` key and its botgames entry."""
-        pipe = self.r.pipeline(transaction=False)
-        pipe.delete(self.layout.bots(shard, gid))
-        pipe.srem(self.layout.bot_games(shard), gid)
-        pipe.execute()
-        self.games.pop(gid, None)
-        self._remember_no_bots(gid)
-
-    def _remember_no_bots(self, gid: str) -> None:
-        self._no_bots[gid] = None
-        self._no_bots.move_to_end(gid)
-        while len(self._no_bots) > 4 * self.cfg.cache_size:
-            self._no_bots.popitem(last=False)
-
-    def _trim_cache(self) -> None:
-        while len(self.games) > self.cfg.cache_size:
-            self.games.popitem(last=False)

@@ -1,8 +1,10 @@
-"""The client library: create a game, submit commands, wait for their outcome, read events.
+"""The bus's client: create a game, submit commands, wait for their outcome (the command streams and the
+replies only; reading a game's events and metadata is the store's: :class:`services.client.ServiceClient` is this
+client plus those reads).
 
 Example::
 
-    client = ServiceClient(connect())
+    client = BusClient(connect())
     game = client.create_game("shadow", ["Ann", "Bob", "Cid", "Dee"], seed=7)
     outcome = client.send(game.game_id, seat=0, token=game.tokens[0], payload={"type": "Pass"},
                           expected_version=12)
@@ -48,8 +50,8 @@ from services.bus.envelope import (
     seat_key,
 )
 from services.bus.keys import CREATE_SCOPE, Layout
-from services.store import eventstore
-from services.store.eventstore import StoredEvent
+
+__all__ = ["BOT_KIND_RE", "BusClient", "GameNotCreated", "NewGame", "new_id"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +80,7 @@ BOT_SEATS_TTL_MS = 30 * 24 * 3600 * 1000
 """Safety net: a game's bot seats are dropped after this even if nobody cleans them up."""
 
 
-class ServiceClient:
+class BusClient:
     """Talks to the rules workers through the shards' streams only."""
 
     def __init__(
@@ -169,25 +171,6 @@ class ServiceClient:
         if raw is None:
             return {}
         return {int(seat): spec["kind"] for seat, spec in orjson.loads(raw)["seats"].items()}
-
-    def game_info(self, game_id: str) -> dict[str, Any] | None:
-        """The game's name, players, settings, seed, status, version and result (None: no such game)."""
-        meta = eventstore.read_meta(self.r, self.layout, game_id)
-        if meta is None:
-            return None
-        meta.pop("tokens", None)
-        info: dict[str, Any] = dict(meta)
-        for key in ("players", "settings", "result", "player_ids"):
-            if key in info:
-                info[key] = orjson.loads(info[key])
-        for key in ("version", "seed"):
-            if key in info:
-                info[key] = int(info[key])
-        return info
-
-    def read_events(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        """The game's events after version ``after`` (also for a game already moved to its archive)."""
-        return eventstore.read_events(self.r, self.layout, game_id, after)
 
     # --- commands -------------------------------------------------------------------------------------
     def envelope(

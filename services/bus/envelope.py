@@ -15,6 +15,8 @@ A **command** (``kind`` absent or ``"cmd"``)::
              so a copy read from Redis or its AOF can neither be replayed for another command nor be used
              as a token at the gateway. The raw token never travels on the bus.
     ver      optional expected version: the number of events the client believes the game has
+    reply    optional ``events``: the reply of an accepted command carries its events (not part of the
+             command's content, nor of its proof)
     payload  the command as a JSON object (at most MAX_PAYLOAD bytes); the worker sets ``payload["seat"]``
              from ``seat`` and rejects a payload that names another seat
 
@@ -119,6 +121,9 @@ class CommandEnvelope(_Strict):
     proof: str = Field(pattern=HEX64)
     expected_version: int | None = Field(default=None, ge=0)
     payload: dict[str, Any]
+    reply_events: bool = False
+    """Ask for the command's events in the reply (the gateway does, to answer without reading them back); not
+    part of the command's content: a retry with or without it is the same command."""
 
     @classmethod
     def signed(
@@ -130,6 +135,7 @@ class CommandEnvelope(_Strict):
         seat: int,
         payload: dict[str, Any],
         expected_version: int | None = None,
+        reply_events: bool = False,
     ) -> CommandEnvelope:
         """An envelope whose proof is computed with the seat's ``key`` (:func:`seat_key` of its token)."""
         proof = command_proof(key, game_id, seat, command_id, expected_version, payload)
@@ -140,6 +146,7 @@ class CommandEnvelope(_Strict):
             proof=proof,
             expected_version=expected_version,
             payload=payload,
+            reply_events=reply_events,
         )
 
     @property
@@ -171,6 +178,8 @@ class CommandEnvelope(_Strict):
         }
         if self.expected_version is not None:
             fields["ver"] = str(self.expected_version).encode()
+        if self.reply_events:
+            fields["reply"] = b"events"
         return fields
 
 
@@ -251,6 +260,18 @@ class Outcome(_Strict):
     rejection: RejectionInfo | None = None
     digest: str | None = None
     """The sha256 of the content of the command this outcome answers (None: unknown, e.g. an unreadable entry)."""
+    event_data: list[Any] | None = None
+    """Accepted, in the reply the submitter pops only: the events' JSON, ``first_version`` first (the stored
+    outcome, read by a retry or a late waiter, does not carry them)."""
+
+    def __eq__(self, other: object) -> bool:
+        # The same outcome whether or not it carries its events (the reply does, the stored outcome does not).
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return self.model_dump(exclude={"event_data"}) == other.model_dump(exclude={"event_data"})
+
+    def __hash__(self) -> int:
+        return hash((self.command_id, self.game_id, self.status, self.version, self.digest))
 
     @property
     def accepted(self) -> bool:
@@ -366,6 +387,7 @@ def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> C
                 proof=proof,
                 expected_version=_int(fields, b"ver", ids),
                 payload=_json(fields, b"payload", ids, max_payload),
+                reply_events=fields.get(b"reply") == b"events",
             )
         if kind == b"create":
             name = _text(fields, b"name")

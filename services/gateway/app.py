@@ -12,7 +12,7 @@ import redis
 from fastapi import FastAPI
 
 from projections.api import ReadModels
-from services.bus.client import ServiceClient
+from services.bus.client import BusClient
 from services.bus.keys import Layout
 from services.gateway.asyncbus import AsyncBus, async_twin
 from services.gateway.errors import install_handlers
@@ -78,7 +78,7 @@ def create_app(
         layout=layout,
         directory=Directory(client, layout, cache_size=cache_size),
         bus=AsyncBus(aclient, layout),
-        service=ServiceClient(client, layout, max_payload=limits.max_body),
+        service=BusClient(client, layout, max_payload=limits.max_body),
         limits=limits,
         read_models=read_models if read_models is not None else ReadModels(client, layout),
     )

@@ -1,6 +1,6 @@
 """The gateway's non-blocking side of the bus: submit a command and await its outcome; tail a game's events.
 
-The same protocol as :class:`services.bus.client.ServiceClient` (XADD to the shard's command stream, BLPOP on
+The same protocol as :class:`services.bus.client.BusClient` (XADD to the shard's command stream, BLPOP on
 the command's reply list, the stored outcome as fallback), on ``redis.asyncio`` so that thousands of waiting
 requests and open WebSocket feeds cost coroutines, not threads. Every call touches one key, so it works the
 same on a single Redis and on a Redis Cluster.
@@ -131,6 +131,14 @@ class AsyncBus:
             return []
         _, entries = got[0]
         return [(version_of(eid), fields[b"e"]) for eid, fields in entries]
+
+    async def events_between(self, game_id: str, after: int, upto: int) -> list[tuple[int, bytes]]:
+        """Events with ``after < version <= upto`` from the game's hot stream (no wait)."""
+        if upto <= after:
+            return []
+        key = self.layout.events(self.layout.shard_of(game_id), game_id)
+        got = await self.r.xrange(key, min=event_id(after + 1), max=event_id(upto))
+        return [(version_of(eid), fields[b"e"]) for eid, fields in got]
 
     async def meta_fields(self, game_id: str, *names: str) -> list[bytes | None]:
         """Some fields of a game's metadata hash."""

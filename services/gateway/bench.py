@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 import redis
 
-from services.bus.client import ServiceClient
+from services.bus.client import BusClient
 from services.bus.envelope import CommandEnvelope
 from services.bus.keys import Layout
 from services.log import configure
@@ -85,7 +85,7 @@ def running_gateway(url: str, layout: Layout) -> Iterator[str]:
 
 def _create(url: str, layout: Layout, scripts: Sequence[perf.GameScript], tag: str) -> list[list[CommandEnvelope]]:
     """Create the scripts' games on the bus (not timed); their commands, per game."""
-    client = ServiceClient(redis.Redis.from_url(url), layout)
+    client = BusClient(redis.Redis.from_url(url), layout)
     games = [s.envelopes(f"{tag}{i}") for i, s in enumerate(scripts)]
     client.submit_many([create for create, _ in games])
     for create, _ in games:
@@ -100,7 +100,7 @@ def _play(http: httpx.Client, commands: Sequence[CommandEnvelope], samples: list
         r = http.post(
             f"/games/{env.game_id}/commands",
             json={"command": env.payload, "expected_version": env.expected_version},
-            headers={"Authorization": f"Bearer {env.token}"},
+            headers={"Authorization": f"Bearer {perf.GameScript.token(env.game_id, env.seat)}"},
         )
         samples.append((time.perf_counter() - t0) * 1000)
         if r.status_code != 200:

@@ -5,8 +5,9 @@ Game-agnostic: a game is its name in the registry and the :class:`~services.rule
 * :class:`GameInfo` holds what never changes after creation (name, decider, players, the sha256 of each seat's
   token), cached per game: checking a token costs a hash and a compare, no Redis round trip.
 * :class:`Directory` also keeps the latest folded state of recently used games (LRU) and brings one up to date
-  with the events after its cached version (one pipelined round trip when nothing happened). A game whose
-  events were moved to its archive is folded from the archive.
+  with the events after its cached version (one pipelined round trip when nothing happened), or with the events
+  a command's reply carries (:meth:`Directory.advance_by`: no read at all). Games are loaded through the store's
+  repository (services/store/repository.py); a game whose events were moved to its archive is folded from it.
 * Seat filtering of events goes through the decider's optional ``redact(event, seat, state)``; a decider
   without it has no secrets in its events (see :func:`seat_event`).
 * Labels of legal commands come from the decider's optional ``label(command)``, else a generic one built from
@@ -16,13 +17,10 @@ Game-agnostic: a game is its name in the registry and the :class:`~services.rule
 from __future__ import annotations
 
 import hmac
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 import redis
 
 from events.base import Command, Event
@@ -31,6 +29,9 @@ from services.bus.keys import Layout
 from services.rules.decider import Decider
 from services.rules.registry import get_decider
 from services.store import eventstore
+from services.store.cache import LruCache
+from services.store.meta import GameMeta, GameStatus
+from services.store.repository import CorruptGame, GameRepository, UnknownGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +79,7 @@ History = list[tuple[int, Event, Any]]
 
 
 class NoSuchGame(LookupError):
-    """No game with that id, or one whose game name no decider is registered under."""
+    """No game with that id, or one whose game name no rules are registered under."""
 
 
 class Directory:
@@ -87,54 +88,43 @@ class Directory:
     def __init__(self, client: redis.Redis, layout: Layout, cache_size: int = 1000, recent: int = 32) -> None:
         self.r = client
         self.layout = layout
+        self.repo = GameRepository(client, layout)
         self.cache_size = cache_size
         self.recent = recent
-        self._infos: OrderedDict[str, GameInfo] = OrderedDict()
-        self._positions: OrderedDict[str, Position] = OrderedDict()
-        self._lock = threading.Lock()
+        self._infos: LruCache[str, GameInfo] = LruCache(cache_size)
+        self._positions: LruCache[str, Position] = LruCache(cache_size)
 
     # --- infos ----------------------------------------------------------------------------------------
     def cached_info(self, game_id: str) -> GameInfo | None:
         """The info of a game if cached (no IO: usable on the event loop)."""
-        with self._lock:
-            return self._infos.get(game_id)
+        return self._infos.get(game_id)
 
     def info(self, game_id: str) -> GameInfo:
         """The info of a game (raises :class:`NoSuchGame`)."""
         known = self.cached_info(game_id)
         if known is not None:
             return known
-        meta = eventstore.read_meta(self.r, self.layout, game_id)
+        meta = self.repo.find_meta(game_id)
         if meta is None:
             raise NoSuchGame(game_id)
-        return self._remember(self._info_from_meta(game_id, meta))
+        return self._remember(self._info_from_meta(meta))
 
-    def _info_from_meta(self, game_id: str, meta: dict[str, str]) -> GameInfo:
+    def _info_from_meta(self, meta: GameMeta) -> GameInfo:
         try:
-            decider = get_decider(meta.get("name", ""))
+            # The gateway still speaks the deprecated Decider facade (rules and presenter in one object).
+            decider = get_decider(meta.name)
         except KeyError:
-            raise NoSuchGame(game_id) from None
-        return GameInfo(
-            game_id=game_id,
-            name=meta.get("name", ""),
-            decider=decider,
-            players=tuple(orjson.loads(meta.get("players", "[]"))),
-            token_hashes=tuple(orjson.loads(meta.get("tokens", "[]"))),
-        )
+            raise NoSuchGame(meta.game_id) from None
+        return GameInfo(meta.game_id, meta.name, decider, meta.players, meta.token_digests)
 
     def _remember(self, info: GameInfo) -> GameInfo:
-        with self._lock:
-            self._infos[info.game_id] = info
-            self._infos.move_to_end(info.game_id)
-            while len(self._infos) > self.cache_size:
-                self._infos.popitem(last=False)
+        self._infos.put(info.game_id, info)
         return info
 
     # --- positions ------------------------------------------------------------------------------------
     def position(self, game_id: str) -> Position:
         """The game's latest position (raises :class:`NoSuchGame`)."""
-        with self._lock:
-            cached = self._positions.get(game_id)
+        cached = self._positions.get(game_id)
         pos = self._refresh(cached) if cached is not None else self._load(game_id)
         return self.keep(pos)
 
@@ -164,54 +154,28 @@ class Directory:
 
     def cached_position(self, game_id: str) -> Position | None:
         """The cached position of a game, however old (no IO)."""
-        with self._lock:
-            return self._positions.get(game_id)
+        return self._positions.get(game_id)
 
     def keep(self, pos: Position) -> Position:
         """Cache ``pos`` unless a position further on is cached already; returns ``pos``."""
         gid = pos.info.game_id
-        with self._lock:
-            current = self._positions.get(gid)
-            # Two threads may refresh at once; keep whichever got further.
-            if current is None or current.version <= pos.version:
-                self._positions[gid] = pos
-            self._positions.move_to_end(gid)
-            while len(self._positions) > self.cache_size:
-                self._positions.popitem(last=False)
+        # Two threads may refresh at once; keep whichever got further.
+        self._positions.put_if(gid, pos, lambda current: current.version > pos.version)
         return pos
 
     def _load(self, game_id: str) -> Position:
-        raw = eventstore.load_raw(self.r, self.layout, self.layout.shard_of(game_id), game_id)
-        if raw is None:
-            raise NoSuchGame(game_id)
-        info = self.cached_info(game_id) or self._remember(self._info_from_meta(game_id, raw.meta))
-        decider = info.decider
-        status = raw.meta.get("status", "active")
-        stored = int(raw.meta.get("version", "0"))
-        if status == "archived" or (raw.snapshot is None and raw.tail and raw.tail[0][0] != 1):
-            return self._fold_all(info, status)
-        state = decider.restore(raw.snapshot) if raw.snapshot is not None else decider.initial_state()
-        version = raw.snapshot_version
-        recent: History = []
-        for v, data in raw.tail:
-            event = decider.parse_event(data)
-            state = decider.evolve(state, event)
-            version = v
-            recent.append((v, event, state))
-        if version < stored:  # archived between our two reads
-            return self._fold_all(info, "archived")
-        return Position(info, state, version, status, tuple(recent[-self.recent :]))
+        try:
+            game = self.repo.load(game_id, keep_recent=self.recent)
+        except UnknownGame:
+            raise NoSuchGame(game_id) from None
+        info = self.cached_info(game_id) or self._remember(self._info_from_meta(game.meta))
+        return Position(info, game.state, game.version, game.status, game.recent)
 
     def _fold_all(self, info: GameInfo, status: str, keep_all: bool = False) -> Position:
-        decider = info.decider
-        state = decider.initial_state()
-        version = 0
         recent: History = []
-        for stored in eventstore.read_events(self.r, self.layout, info.game_id):
-            event = decider.parse_event(stored.data)
-            state = decider.evolve(state, event)
-            version = stored.version
-            recent.append((version, event, state))
+        records = ((e.version, e.data) for e in self.repo.events(info.game_id))
+        decider = info.decider
+        state, version = self.repo.fold(decider, decider.initial_state(), 0, records, recent, game_id=info.game_id)
         return Position(info, state, version, status, tuple(recent if keep_all else recent[-self.recent :]))
 
     def _refresh(self, pos: Position) -> Position:
@@ -244,21 +208,27 @@ class Directory:
         stored, status = int(raw_version), raw_status.decode() if raw_status else "active"
         if not entries and stored == pos.version:
             return pos if status == pos.status else Position(pos.info, pos.state, pos.version, status, pos.recent)
-        decider = pos.info.decider
-        state, version = pos.state, pos.version
-        recent = list(pos.recent)
-        for eid, fields in entries:
-            v = eventstore.version_of(eid)
-            if v != version + 1:  # a gap can only mean the stream was trimmed meanwhile: start over
-                return None
-            event = decider.parse_event(fields[b"e"])
-            state = decider.evolve(state, event)
-            version = v
-            recent.append((v, event, state))
-        if version < stored and status == "archived":
-            return None  # fewer events than the meta said before them: the stream went to the archive
+        moved = self.advance_by(pos, [(eventstore.version_of(eid), fields[b"e"]) for eid, fields in entries], status)
+        if moved is None or (moved.version < stored and status == "archived"):
+            return None  # a gap (the stream was trimmed meanwhile), or the stream went to the archive
         # Events committed after HMGET ran are simply picked up next time.
-        return Position(pos.info, state, version, status, tuple(recent[-self.recent :]))
+        return moved
+
+    def advance_by(
+        self, pos: Position, records: Sequence[tuple[int, bytes | dict[str, Any]]], status: GameStatus | str
+    ) -> Position | None:
+        """``pos`` moved on by recorded events ``(version, JSON)`` that follow it (no IO; e.g. the events a
+        command's reply carries); None when they do not follow on (read the game instead)."""
+        recent = list(pos.recent)
+        try:
+            state, version = self.repo.fold(
+                pos.info.decider, pos.state, pos.version, records, recent, game_id=pos.info.game_id
+            )
+        except CorruptGame:
+            return None
+        # Keep at least the events just folded: the caller renders them.
+        keep = max(self.recent, version - pos.version)
+        return Position(pos.info, state, version, status, tuple(recent[-keep:]))
 
 
 # --- per-seat rendering -------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 The hot paths run on the event loop: submitting a command and awaiting its outcome
 (:mod:`services.gateway.asyncbus`), and bringing a cached game up to date (one pipelined read, then folding the
-few new events). Other blocking work (loading a game not cached yet, read models, views) runs in the thread
-pool.
+few new events). A command's answer needs no read at all when the cached position is current: the reply carries
+the events the worker committed, and the gateway folds those (reading only the events its cache misses before
+them). Other blocking work (loading a game not cached yet, read models, views) runs in the thread pool.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from services.bus import envelope as env_mod
-from services.bus.client import ServiceClient, new_id
+from services.bus.client import BusClient, new_id
 from services.bus.envelope import CommandEnvelope, Outcome, seat_key, summarize
 from services.bus.keys import Layout
 from services.gateway import errors as E
@@ -49,7 +50,7 @@ class Gateway:
     layout: Layout
     directory: Directory
     bus: AsyncBus
-    service: ServiceClient
+    service: BusClient
     limits: Limits
     read_models: Any
 
@@ -187,6 +188,7 @@ class Gateway:
             seat=seat,
             expected_version=expected_version,
             payload=payload,
+            reply_events=True,  # the answer is made of them (see result)
         )
 
     async def execute(self, env: CommandEnvelope, fresh: bool) -> Outcome:
@@ -222,7 +224,8 @@ class Gateway:
         if not outcome.accepted:
             raise rejection_error(outcome)
         first = outcome.first_version or (outcome.version or 0) + 1
-        pos, items = await self.history_async(outcome.game_id, first - 1)
+        answered = await self._from_reply(outcome, first)
+        pos, items = answered if answered is not None else await self.history_async(outcome.game_id, first - 1)
         return CommandResult(
             command_id=outcome.command_id,
             first_version=first,
@@ -230,6 +233,27 @@ class Gateway:
             over=outcome.over,
             events=self.seat_events(pos, items, seat, upto=outcome.version),
         )
+
+    async def _from_reply(self, outcome: Outcome, first: int) -> tuple[Position, History] | None:
+        """The game after an accepted command, from the events its reply carries: the cached position moved on
+        by them, reading only the events the cache misses before them (None: no usable cache or no events in
+        the reply; the caller reads the game instead)."""
+        data, last = outcome.event_data, outcome.version
+        directory = self.directory
+        pos = directory.cached_position(outcome.game_id)
+        if data is None or last is None or pos is None or pos.status == "archived" or len(data) != last - first + 1:
+            return None
+        if pos.version < last:
+            records: list[tuple[int, Any]] = list(zip(range(first, last + 1), data, strict=True))
+            if pos.version < first - 1:
+                # The cache is behind (other seats moved meanwhile): read what it misses, and only that.
+                records = [*await self.bus.events_between(outcome.game_id, pos.version, first - 1), *records]
+            moved = directory.advance_by(pos, records, "over" if outcome.over else pos.status)
+            if moved is None:
+                return None
+            pos = directory.keep(moved)
+        items = directory.recent_after(pos, first - 1)
+        return None if items is None else (pos, items)
 
 
 def rejection_error(outcome: Outcome) -> ApiError:

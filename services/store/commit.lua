@@ -29,8 +29,10 @@ ARGV
      submitter (a sender that proved no seat, or a command id conflict: neither may decide or shadow the
      outcome of the seat's command of that id)
   22 rejections of one seat kept in the command log (0: no cap); beyond, only the counter grows
-  23 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
-  24 .. 23+2M: the pairs
+  23 the reply pushed to the submitter when it is not the outcome itself ("": the outcome): an accepted
+     command's reply carries its events too, the stored outcome does not
+  24 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
+  25 .. 24+2M: the pairs
   then, for append/create, one event JSON per argument
 
 The command log (KEYS[12]) gets one entry per accepted command, and per rejected command up to the cap per
@@ -101,14 +103,14 @@ elseif base >= 0 and current ~= base then
   return {'CONFLICT', current}
 end
 
-local m = tonumber(ARGV[23])
+local m = tonumber(ARGV[24])
 local version = current
 if op == 'append' or op == 'create' then
   if m > 0 then
-    redis.call('HSET', KEYS[5], unpack(ARGV, 24, 23 + 2 * m))
+    redis.call('HSET', KEYS[5], unpack(ARGV, 25, 24 + 2 * m))
   end
   version = base
-  for j = 24 + 2 * m, #ARGV do
+  for j = 25 + 2 * m, #ARGV do
     version = version + 1
     -- Entry id 0-<version>: appending at the expected version is what makes a double write impossible.
     redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
@@ -130,7 +132,7 @@ if op == 'append' or op == 'create' then
     redis.call('HSET', KEYS[7], 'v', ARGV[12], 'd', ARGV[13])
   end
 elseif op == 'dead' then
-  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 24, 23 + 2 * m))
+  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 25, 24 + 2 * m))
 elseif op ~= 'reject' then
   return redis.error_reply('unknown op ' .. op)
 end
@@ -177,7 +179,11 @@ if outcome ~= '' then
       redis.call('SET', KEYS[3], outcome)
     end
   end
-  answer(outcome)
+  if ARGV[23] ~= '' then
+    answer(ARGV[23])
+  else
+    answer(outcome)
+  end
 end
 finish()
 return {'OK', version}

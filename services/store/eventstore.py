@@ -1,6 +1,7 @@
-"""Reads of the event store: game metadata, events, snapshots, and the archive of trimmed games.
+"""Reads of the event store: events, command logs, and the archive of trimmed games.
 
-Writes happen only in the commit script (services/store/commit.lua), run by the shard's rules worker.
+Loading a game (metadata, snapshot, fold) is the repository's (services/store/repository.py); writes happen only
+in the commit script (services/store/commit.lua), through services/store/commit.py.
 """
 
 from __future__ import annotations
@@ -65,16 +66,6 @@ class StoredCommand:
         return cls(log_id, version_of_log_id(log_id), cid, kind, seat, payload, rcv, at, outcome)
 
 
-@dataclass(frozen=True, slots=True)
-class RawGame:
-    """What the worker needs to rebuild a state: metadata, the latest snapshot, the events after it."""
-
-    meta: dict[str, str]
-    snapshot_version: int
-    snapshot: bytes | None
-    tail: list[tuple[int, bytes]]
-
-
 def _decode_meta(raw: dict[bytes, bytes]) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in raw.items()}
 
@@ -132,24 +123,22 @@ def _event_from_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEven
 
 
 def read_meta(client: redis.Redis, layout: Layout, game_id: str) -> dict[str, str] | None:
-    """A game's metadata (name, players, status, version, ...), or None if there is no such game."""
+    """A game's meta hash as it is stored (what an archive keeps), or None if there is no such game; to read a
+    game, use the typed :class:`services.store.meta.GameMeta` through the repository."""
     raw = client.hgetall(layout.meta(layout.shard_of(game_id), game_id))
     return _decode_meta(raw) if raw else None
 
 
-def load_raw(client: redis.Redis, layout: Layout, shard: int, game_id: str) -> RawGame | None:
-    """Metadata, snapshot and the tail of the event stream after it (None: no such game).
-
-    Reading the tail from the snapshot's version on is the point of snapshots: a state reloads from a
-    bounded number of events however long the game is.
-    """
-    return load_many(client, layout, [(shard, game_id)])[game_id]
-
-
-def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 0) -> list[StoredEvent]:
-    """The game's events with version > ``after``, from the hot stream or, once trimmed, from its archive."""
+def read_events(
+    client: redis.Redis, layout: Layout, game_id: str, after: int = 0, upto: int | None = None
+) -> list[StoredEvent]:
+    """The game's events with ``after < version <= upto`` (None: to the last), from the hot stream or, once
+    trimmed, from its archive."""
     shard = layout.shard_of(game_id)
-    entries = client.xrange(layout.events(shard, game_id), min=event_id(after + 1), max="+")
+    if upto is not None and upto <= after:
+        return []
+    last = "+" if upto is None else event_id(upto)
+    entries = client.xrange(layout.events(shard, game_id), min=event_id(after + 1), max=last)
     if entries:
         return [_event_from_entry(eid, f) for eid, f in entries]
     meta = client.hget(layout.meta(shard, game_id), "status")
@@ -159,7 +148,7 @@ def read_events(client: redis.Redis, layout: Layout, game_id: str, after: int = 
     if blob is None:
         return []
     _, events = read_archive(blob)
-    return [e for e in events if e.version > after]
+    return [e for e in events if e.version > after and (upto is None or e.version <= upto)]
 
 
 def read_commands(client: redis.Redis, layout: Layout, game_id: str) -> list[StoredCommand]:
@@ -207,36 +196,3 @@ def read_archive_commands(blob: bytes) -> list[StoredCommand]:
     """The command log kept in an archive blob (empty for blobs made before commands were logged)."""
     doc = orjson.loads(zlib.decompress(blob))
     return [StoredCommand.from_record(rec) for rec in doc.get("commands", ())]
-
-
-def load_many(client: redis.Redis, layout: Layout, games: list[tuple[int, str]]) -> dict[str, RawGame | None]:
-    """:func:`load_raw` for many games in two pipelined round trips (metadata+snapshots, then tails)."""
-    if not games:
-        return {}
-    pipe = client.pipeline(transaction=False)
-    for shard, gid in games:
-        pipe.hgetall(layout.meta(shard, gid))
-        pipe.hmget(layout.snap(shard, gid), "v", "d")
-    heads = pipe.execute()
-    found: list[tuple[int, str, dict[bytes, bytes], bytes | None, bytes | None]] = []
-    out: dict[str, RawGame | None] = {}
-    for i, (shard, gid) in enumerate(games):
-        meta_raw, (snap_v, snap_d) = heads[2 * i], heads[2 * i + 1]
-        if not meta_raw:
-            out[gid] = None
-        else:
-            found.append((shard, gid, meta_raw, snap_v, snap_d))
-    if found:
-        pipe = client.pipeline(transaction=False)
-        for shard, gid, _, snap_v, _ in found:
-            start = int(snap_v) + 1 if snap_v is not None else 1
-            pipe.xrange(layout.events(shard, gid), min=event_id(start), max="+")
-        tails = pipe.execute()
-        for (_, gid, meta_raw, snap_v, snap_d), entries in zip(found, tails, strict=True):
-            out[gid] = RawGame(
-                _decode_meta(meta_raw),
-                int(snap_v) if snap_v is not None else 0,
-                snap_d if snap_v is not None else None,
-                [(version_of(eid), fields[b"e"]) for eid, fields in entries],
-            )
-    return out

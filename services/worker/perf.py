@@ -32,10 +32,10 @@ from typing import Any
 import redis
 
 from services.bots.random_bot import choose
-from services.bus.client import ServiceClient
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
 from services.bus.keys import Layout
-from services.rules.registry import get_decider
+from services.client import ServiceClient
+from services.rules.registry import get_game
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 REDIS_SERVER = "/usr/bin/redis-server"
@@ -51,9 +51,14 @@ class GameScript:
     moves: tuple[tuple[int, dict[str, Any], int], ...]
     """(seat, command JSON, expected version) in order."""
 
+    @staticmethod
+    def token(game_id: str, seat: int) -> str:
+        """The secret token of ``seat`` in the game :meth:`envelopes` makes (a benchmark's, not a secret)."""
+        return f"{game_id}-t{seat}"
+
     def envelopes(self, game_id: str) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
         """The creation and the commands of this script for a game called ``game_id``."""
-        tokens = [f"{game_id}-t{i}" for i in range(len(self.players))]
+        tokens = [self.token(game_id, i) for i in range(len(self.players))]
         create = CreateEnvelope(
             command_id=f"{game_id}-create",
             game_id=game_id,
@@ -77,30 +82,30 @@ class GameScript:
 
 
 def record_games(game_name: str, count: int, seed: int = 1, players: int = 4) -> list[GameScript]:
-    """Play ``count`` seeded games between random bots on the decider alone and keep their commands."""
-    decider = get_decider(game_name)
+    """Play ``count`` seeded games between random bots on the rules alone and keep their commands."""
+    rules = get_game(game_name).rules
     names = tuple(f"P{i}" for i in range(players))
     scripts = []
     for g in range(count):
         game_seed = seed + g
         rng = random.Random(game_seed)
-        state = decider.initial_state()
+        state = rules.initial_state()
         version = 0
-        for event in decider.start(names, {}, game_seed):
-            state = decider.evolve(state, event)
+        for event in rules.start(names, {}, game_seed):
+            state = rules.evolve(state, event)
             version += 1
         moves = []
-        while not decider.is_over(state):
-            seat = decider.awaited(state)[0]
-            command = choose(decider, state, seat, rng)
+        while not rules.is_over(state):
+            seat = rules.awaited(state)[0]
+            command = choose(rules, state, seat, rng)
             if command is None:
                 raise RuntimeError("awaited seat without a legal command")
-            events = decider.decide(state, command)
+            events = rules.decide(state, command)
             if not isinstance(events, list):
                 raise RuntimeError(f"legal command rejected: {events}")
-            moves.append((seat, command.to_dict(), version))
+            moves.append((seat, rules.encode_command(command), version))
             for event in events:
-                state = decider.evolve(state, event)
+                state = rules.evolve(state, event)
             version += len(events)
         scripts.append(GameScript(game_name, names, game_seed, tuple(moves)))
     return scripts

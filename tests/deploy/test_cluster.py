@@ -15,10 +15,10 @@ import pytest
 import redis
 
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.client import ServiceClient
 from services.bus.connection import cluster_url, connect, is_cluster
 from services.bus.keys import GROUP, Layout
 from services.bus.streams import GroupReader
+from services.client import ServiceClient
 from services.demo import play_through_streams
 from services.log import configure
 from services.rules.registry import get_decider

@@ -11,8 +11,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from services.bus.client import ServiceClient
 from services.bus.envelope import CreateEnvelope
+from services.client import ServiceClient
 from tests.gateway.conftest import Served, error_of, game_version, new_game
 
 pytestmark = pytest.mark.redis

@@ -14,7 +14,7 @@ import redis
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from services.bus.client import ServiceClient
+from services.client import ServiceClient
 from services.gateway.limits import Limits
 from services.worker.rules_worker import RulesWorker
 from tests.gateway.conftest import OPEN, Served, error_of, game_version, new_game, serve

@@ -17,8 +17,8 @@ import redis
 import schemathesis
 from schemathesis import Case
 
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.gateway.app import create_app
 from tests.gateway.conftest import OPEN, Served, serve
 from tests.service.conftest import redis_url  # noqa: F401 - fixture

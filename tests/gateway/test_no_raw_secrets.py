@@ -13,8 +13,8 @@ import pytest
 import redis
 
 from services.bus import client as client_module
-from services.bus.client import ServiceClient
 from services.bus.envelope import hash_token
+from services.client import ServiceClient
 from services.log import configure
 from tests.gateway.conftest import Served, serve
 from tests.service.conftest import redis_server

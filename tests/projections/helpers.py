@@ -16,9 +16,9 @@ import redis
 from projections.models import ALL_MODELS
 from projections.runner import ProjectionWorker, RunnerConfig
 from projections.store import MODELS, RMKeys
-from services.bus.client import ServiceClient
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, seat_key
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.worker import perf
 from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, ROOT, Backend, WorkerProcess

@@ -17,8 +17,8 @@ from projections.models import ALL_MODELS, leaderboard_count_args, win_units
 from projections.rebuild import rebuild
 from projections.runner import ProjectionWorker
 from projections.store import WIN_UNITS, ProjectionScripts, RMKeys
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.rules.contract import LeaderboardSpec, Presenter, SharedWin, Standing
 from tests.projections.helpers import FAST_PROJECTION, STEADY, dump_model, play, shadow_player_ids
 from tests.service.conftest import Backend

@@ -9,8 +9,8 @@ import redis
 from projections.__main__ import main
 from projections.rebuild import rebuild
 from projections.store import MODELS, Ops, ProjectionScripts, RMKeys
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.worker.rules_worker import RulesWorker
 from tests.projections.helpers import (
     STEADY,

@@ -16,8 +16,8 @@ from projections.models import ALL_MODELS
 from projections.rebuild import rebuild
 from projections.runner import ProjectionWorker
 from projections.store import MODELS, RMKeys, group_of
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.worker.rules_worker import RulesWorker
 from tests.projections.helpers import FAST_PROJECTION, STEADY, caught_up, dump_model, play, spawn_projections
 from tests.service.conftest import Backend

@@ -20,7 +20,7 @@ from projections.store import Ops, RMKeys
 from services.bus.keys import Layout
 from services.worker import perf
 from tests.projections.helpers import STEADY
-from tests.rules.support import DECIDER, NAMES
+from tests.rules.support import DECIDER, NAMES, PRESENTER, RULES
 from tests.rules.test_properties import PROFILE
 from tests.rules.test_properties import play as play_random
 from tests.service.conftest import Backend
@@ -31,7 +31,7 @@ KEYS = RMKeys(LAYOUT)
 
 def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> list[tuple[int, Ops]]:
     """Run the feed model over ``log`` in batches of the drawn sizes; (last version, writes) per batch."""
-    ctx = GameCtx("g", LAYOUT.shard_of("g"), "shadow", DECIDER, players, None, 0)
+    ctx = GameCtx("g", LAYOUT.shard_of("g"), "shadow", RULES, PRESENTER, players, None, 0)
     out = []
     state, version, i = None, 0, 0
     sizes = iter(cuts)
@@ -40,13 +40,13 @@ def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> l
         before, batch = state, []
         for event in log[version : version + size]:
             version += 1
-            state = DECIDER.evolve(state, event)
+            state = RULES.evolve(state, event)
             batch.append(Applied(version, event, event.to_dict(), 0, "c", state))
         ops = Ops()
         FeedModel().write(ctx, before, batch, ops, KEYS, None)
         seats: list[int | None] = [*range(len(players)), None]
         # (the feed builds all views at once; each must be exactly that seat's view)
-        assert DECIDER.views(state, seats) == [DECIDER.view(state, seat) for seat in seats]
+        assert PRESENTER.views(state, seats) == [PRESENTER.view(state, seat) for seat in seats]
         out.append((version, ops))
         i += 1
     return out
@@ -190,7 +190,7 @@ def test_the_secrecy_walk_checks_real_sealed_votes() -> None:
         if not isinstance(result, list):
             break  # the hidden-VP table may part ways with the recording: the prefix is enough
         for event in result:
-            state = DECIDER.evolve(state, event)
+            state = RULES.evolve(state, event)
         log += result
     assert any(isinstance(e, ev.VoteSealed) for e in log)
 

@@ -8,10 +8,10 @@ import pytest
 from projections.api import ReadModels, UnknownGame
 from projections.verify import verify_game
 from services.bus.keys import Layout
-from services.rules.registry import get_decider
+from services.rules.registry import get_game
 from tests.projections.helpers import STEADY, play
 from tests.service.conftest import Backend
-from tests.service.toy_game import ToyDecider
+from tests.service.toy_game import ToyRules, plugin
 
 
 def copy_game(r: object, layout: Layout, source: str, target: str, alter: dict[int, dict] | None = None) -> None:
@@ -59,7 +59,7 @@ def test_a_recorded_game_verifies_and_a_planted_difference_is_named(backend: Bac
         models.verify("no-such-game")
 
 
-class _Toy22(ToyDecider):
+class _Toy22(ToyRules):
     """toy21 after a "rules change": 22 wins, so a game that reached exactly 21 goes on."""
 
     def decide(self, state, command):  # type: ignore[no-untyped-def]
@@ -77,7 +77,7 @@ def test_a_change_of_the_rules_shows_which_games_would_have_gone_differently(bac
     games = play(backend, client, toy=10, tag="rules-change")
 
     # When they are verified against changed rules (22 instead of 21 wins)
-    reports = {gid: verify_game(r, backend.layout, gid, lambda name: _Toy22()) for gid in games}
+    reports = {gid: verify_game(r, backend.layout, gid, lambda name: plugin(_Toy22())) for gid in games}
 
     # Then exactly the games that ended on 21 differ, at their winning event
     finals = {}
@@ -91,4 +91,4 @@ def test_a_change_of_the_rules_shows_which_games_would_have_gone_differently(bac
             assert report["differences"][0]["recomputed"] is None
     assert 21 in finals.values() and max(finals.values()) >= 22, "both kinds of game must be there"
     # (and the real rules still verify them all)
-    assert all(verify_game(r, backend.layout, gid, get_decider)["ok"] for gid in games)
+    assert all(verify_game(r, backend.layout, gid, get_game)["ok"] for gid in games)

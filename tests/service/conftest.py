@@ -27,8 +27,8 @@ import pytest
 import redis
 
 import tests.service.toy_game  # noqa: F401 - registers toy21
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.log import configure
 from services.worker.perf import local_redis
 from services.worker.rules_worker import RulesWorker, WorkerConfig

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.bus.client import NewGame, ServiceClient, new_id
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, Outcome, hash_token, seat_key
+from services.client import NewGame, ServiceClient, new_id
 from tests.service.toy_game import TARGET
 
 

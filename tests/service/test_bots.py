@@ -18,8 +18,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.client import GameNotCreated, ServiceClient
 from services.bus.keys import Layout
+from services.client import GameNotCreated, ServiceClient
 from services.rules.registry import get_decider
 from tests.service.conftest import REDIS_SERVER, ROOT, Backend, _wait_ping, free_port
 from tests.service.helpers import wait_for

@@ -17,8 +17,8 @@ import pytest
 import redis
 
 from services import cli
-from services.bus.client import ServiceClient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.serve import module_exists, plan, shard_ranges
 from tests.service.conftest import ROOT, free_port
 from tests.service.helpers import wait_for

@@ -12,8 +12,8 @@ import pytest
 
 from events.base import Command, Event, Rejection
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.client import ServiceClient
 from services.bus.envelope import CommandEnvelope, hash_token, parse_entry, seat_key
+from services.client import ServiceClient
 from services.rules.registry import register_game
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for

@@ -13,8 +13,8 @@ import pytest
 from events.base import Command, Event, Rejection
 from services import cli
 from services.bus import connection
-from services.bus.client import ServiceClient
 from services.bus.envelope import command_proof, seat_key
+from services.client import ServiceClient
 from services.rules.registry import register_game
 from services.store import deadletters
 from tests.service.conftest import Backend

@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 import redis
 
-from services.bus.client import ServiceClient
 from services.bus.keys import GROUP, Layout
+from services.client import ServiceClient
 from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, Backend, spawn_worker
 from tests.service.helpers import scripted_batch, wait_for

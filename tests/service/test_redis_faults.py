@@ -12,10 +12,10 @@ import pytest
 import redis
 
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.client import ServiceClient
 from services.bus.envelope import CommandEnvelope
 from services.bus.faults import Backoff, is_transient
 from services.bus.keys import Layout
+from services.client import ServiceClient
 from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, redis_server
 from tests.service.helpers import scripted_batch, wait_for

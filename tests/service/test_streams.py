@@ -7,9 +7,9 @@ from dataclasses import replace
 import orjson
 import pytest
 
-from services.bus.client import GameNotCreated, new_id
 from services.bus.envelope import hash_token
 from services.bus.keys import GROUP
+from services.client import GameNotCreated, new_id
 from services.store.eventstore import read_events
 from tests.service.conftest import FAST, Backend
 from tests.service.helpers import script_game, scripted_batch, toy_amounts, wait_for
