@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from services.bus.envelope import CreateEnvelope, Outcome, content_digest, hash_token, parse_entry
 from services.bus.names import check_player_ids
 from services.store.eventstore import read_commands, read_meta
+from services.store.meta import BadMeta, GameMeta
 from tests.service.conftest import Backend
 
 BAD_IDS: dict[str, list[Any]] = {
@@ -93,3 +94,20 @@ def test_the_worker_stores_player_ids_in_the_meta_and_refuses_a_raw_entry_with_b
     assert outcome.status == "rejected" and outcome.rejection is not None
     assert outcome.rejection.code == "bad_envelope" and "player_ids" in outcome.rejection.message
     assert read_meta(r, backend.layout, "g-bad") is None
+
+
+def test_the_typed_meta_writes_and_reads_player_ids_and_refuses_a_broken_field() -> None:
+    # Given the meta of a game created with player ids, and one without
+    made = GameMeta.new("g1", "toy21", ["Red", "Blue"], {}, 3, ["a" * 64, "b" * 64], rules_version="1",
+                        created_ms=5, player_ids=["acct:red", None])  # fmt: skip
+    plain = GameMeta.new("g2", "toy21", ["Red", "Blue"], {}, 3, ["a" * 64, "b" * 64], rules_version="1", created_ms=5)
+    # When their creation fields are read back, Then the ids are there (and only there), also in the summary
+    assert GameMeta.parse("g1", made.creation_fields()).player_ids == ("acct:red", None)
+    assert made.info()["player_ids"] == ["acct:red", None]
+    assert (
+        "player_ids" not in plain.creation_fields() and GameMeta.parse("g2", plain.creation_fields()).player_ids is None
+    )
+    assert "player_ids" not in plain.info()
+    # And a field that is not a list of ids and nulls is refused
+    with pytest.raises(BadMeta):
+        GameMeta.parse("g1", {**made.creation_fields(), "player_ids": '{"a": 1}'})
