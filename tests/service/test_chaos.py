@@ -4,9 +4,12 @@ A bounded run (about 20 s of load) on a redis-server of its own: a rules worker 
 and client threads that open toy21 and Shadow games and play them with seeded random commands, each command
 with its expected version, resending the very same command (same id) whenever no outcome comes within a second,
 as a real client after a timeout would. Meanwhile the rules worker is killed with SIGKILL several times (each
-time while commands are in flight) and replaced by a new process under another worker id; the projection
-process is killed once too. Then the recorded games must hold exactly what the clients were told, and every read
-model must equal its rebuild from zero.
+time while commands are in flight, preferably while it holds commands it has read and not committed) and replaced
+by a new process under another worker id; the projection process is killed once too. Each new worker is let
+finish its take-over (the commands it claimed from the dead one) before it may be killed in turn: a command in
+flight at more than ``max_attempts`` crashes in a row is dead-lettered by design (services/bus/README.md,
+Guarantees), which is not what this test is about. Then the recorded games must hold exactly what the clients
+were told, and every read model must equal its rebuild from zero.
 
 The run is seeded (``THRONE_CHAOS_SEED``): the games, the commands and the pauses between kills repeat; where
 the kills land in the stream of commands does not, so the test asserts properties that must hold wherever they
@@ -270,6 +273,25 @@ def holds_every_lease(r: redis.Redis, layout: Layout, worker_id: str) -> bool:
     return all(v is not None and v.decode().partition(":")[2] == worker_id for v in values)
 
 
+def taken_over(r: redis.Redis, layout: Layout, worker_id: str) -> bool:
+    """Whether ``worker_id`` holds every lease and is done with what it claimed from the workers before it: every
+    command still pending is one it read itself, once."""
+    if not holds_every_lease(r, layout, worker_id):
+        return False
+    for s in range(layout.shards):
+        with contextlib.suppress(redis.ResponseError):  # NOGROUP: nothing was ever sent to that shard
+            for p in r.xpending_range(layout.cmds(s), GROUP, "-", "+", 10_000):
+                if p["consumer"].decode() != worker_id or p["times_delivered"] > 1:
+                    return False
+    return True
+
+
+def redis_ms(r: redis.Redis) -> int:
+    """Redis's clock in ms (the clock of stream entry ids)."""
+    seconds, micros = r.time()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
 def queued_commands(r: redis.Redis, layout: Layout) -> int:
     """Entries still on the command streams (an entry is deleted when its command is committed)."""
     return sum(int(r.xlen(layout.cmds(s))) for s in range(layout.shards))
@@ -349,13 +371,13 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
         # Given a rules worker process serving every shard, a projection process, and clients playing games
         worker = procs.rules_worker("chaos-w0")
         projection = procs.projections()
-        wait_for(lambda: holds_every_lease(r, layout, "chaos-w0"), seconds=30, every=0.05)
+        wait_for(lambda: taken_over(r, layout, "chaos-w0"), seconds=30, every=0.05)
         load = Load(server.url, layout, CLIENTS, SEED)
         load.start()
         try:
             # When the rules worker is killed with SIGKILL at random moments, while commands are in flight,
             # each time replaced by a new process under another id (and the projection process killed once)
-            in_flight_at_kill, left_by_killed, projection_left = [], [], 0
+            in_flight_at_kill, left_by_killed, killed_at_ms, projection_left = [], [], [], 0
             for kill in range(1, KILLS + 1):
                 time.sleep(rng.uniform(*SERVE_BEFORE_KILL_S))
                 # (Preferably at a moment the worker holds commands it has read and not committed yet.)
@@ -364,13 +386,16 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
                 wait_for(lambda: load.in_flight > 0 or bool(load.errors), seconds=10, every=0.001)
                 in_flight_at_kill.append(load.in_flight)
                 worker.kill9()
+                killed_at_ms.append(redis_ms(r))
                 left_by_killed.append(pending(r, layout, layout.cmds, GROUP))
                 if kill == 2:
                     projection.kill9()
                     projection_left = sum(pending(r, layout, layout.feed, group_of(m)) for m in MODELS)
                     projection = procs.projections()
                 worker = procs.rules_worker(f"chaos-w{kill}")
-                wait_for(lambda k=kill: holds_every_lease(r, layout, f"chaos-w{k}"), seconds=30, every=0.05)
+                # (Each new worker finishes taking over before it may be killed in turn: a command in flight at
+                # more than max_attempts crashes in a row is dead-lettered by design, as a poison pill.)
+                wait_for(lambda k=kill: taken_over(r, layout, f"chaos-w{k}"), seconds=30, every=0.01)
             time.sleep(1.0)  # the last worker serves the load a while too
             load.finish(GIVE_UP_S + 10)
         except BaseException:
@@ -394,8 +419,8 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
 
         # Then nothing is left pending or queued, and nothing was dead-lettered
         assert queued_commands(r, layout) == 0 and pending(r, layout, layout.cmds, GROUP) == 0
-        dead = {s: r.xrange(layout.dead(s)) for s in range(layout.shards)}
-        assert not any(dead.values()), dead
+        dead = [(s, eid, f) for s in range(layout.shards) for eid, f in r.xrange(layout.dead(s))]
+        assert not dead, f"dead letters {dead}; the workers were killed at {killed_at_ms} (Redis ms)"
         # and every game holds exactly what its client was told: no gap, no duplicate, no lost command, one
         # outcome per command, and it verifies
         for game in games:
