@@ -183,14 +183,46 @@ class SeatView(BaseModel):
     result: dict[str, Any] | None
 
 
+class NarratedEvent(SeatEvent):
+    """An event as a seat may see it, with its narration: ``text`` is the event in plain words as that seat may
+    know it (None when the event is withheld); ``quiet`` marks an event a move-by-move narration may skip (it
+    only moves the game along, e.g. a request for the next decision)."""
+
+    text: str | None = None
+    quiet: bool = False
+
+
+class MenuGroup(BaseModel):
+    """A group of a menu of legal commands: its title (levels separated by `` > ``) and the indexes of its
+    commands in ``legal``."""
+
+    title: str
+    indexes: list[int]
+
+
+class Turn(BaseModel):
+    """The game waits for this seat: what it is asked and where (``prompt``, also as ``text``), every legal
+    command with its label, and the game's grouping of them for menus."""
+
+    kind: Literal["turn"] = "turn"
+    version: int
+    seat: int
+    prompt: str
+    text: str
+    legal: list[LegalCommand]
+    groups: list[MenuGroup]
+
+
 class SeatEvents(BaseModel):
-    """A seat's events after a version."""
+    """A seat's events after a version, each with its narration; ``turn`` when the game now waits for the seat
+    (its own events route only)."""
 
     game_id: str
     seat: int | None
     version: int
     over: bool
-    events: list[SeatEvent]
+    events: list[NarratedEvent]
+    turn: Turn | None = None
 
 
 class ChatRequest(_Request):

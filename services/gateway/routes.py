@@ -27,7 +27,7 @@ from services.gateway import chat as chat_mod
 from services.gateway import errors as E
 from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
-from services.gateway.games import Position, describe, label_of
+from services.gateway.games import History, Position, describe, label_of
 from services.gateway.models import (
     MAX_VERSION,
     ChatReply,
@@ -37,11 +37,15 @@ from services.gateway.models import (
     CreatedGame,
     CreateGameRequest,
     GameSummary,
+    NarratedEvent,
     Seat,
     SeatEvents,
     SeatView,
+    Turn,
 )
+from services.gateway.narration import narrate, plugin_of, turn
 from services.gateway.service import Gateway, rejection_error
+from services.rules.contract import GamePlugin
 from services.rules.registry import game_names
 
 
@@ -207,9 +211,12 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
     gw = _gw(request)
     seat_of(gw.info_sync(game_id), _token(request), seat)
     pos, items = gw.history(game_id, after)
+    plugin = plugin_of(pos)
+    message = turn(plugin, pos.state, pos.version, seat)
     return SeatEvents(
-        game_id=game_id, seat=seat, version=pos.version, over=pos.over, events=gw.seat_events(pos, items, seat)
-    )
+        game_id=game_id, seat=seat, version=pos.version, over=pos.over,
+        events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
+    )  # fmt: skip
 
 
 @router.get("/games/{game_id}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
@@ -218,8 +225,18 @@ def spectator_events(request: Request, game_id: str = GameId, after: int = After
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
     return SeatEvents(
-        game_id=game_id, seat=None, version=pos.version, over=pos.over, events=gw.seat_events(pos, items, None)
-    )
+        game_id=game_id, seat=None, version=pos.version, over=pos.over,
+        events=_narrated(gw, plugin_of(pos), pos, items, None),
+    )  # fmt: skip
+
+
+def _narrated(gw: Gateway, plugin: GamePlugin, pos: Position, items: History, seat: int | None) -> list[NarratedEvent]:
+    """Events as ``seat`` may see them, each with its narration."""
+    shown = [e.event for e in gw.seat_events(pos, items, seat)]
+    return [
+        NarratedEvent(version=n.version, event=n.event, text=n.text, quiet=n.quiet)
+        for n in narrate(plugin, pos, items, seat, shown)
+    ]
 
 
 # --- chat -------------------------------------------------------------------------------------------------
