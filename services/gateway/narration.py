@@ -78,14 +78,15 @@ def type_title(kind: str) -> str:
 
 def groups_of(plugin: GamePlugin, commands: Sequence[Any], state: Any) -> list[tuple[str, list[int]]]:
     """The menu groups of ``commands``: the game's own ``menu_groups`` when it gives more than one, else by
-    command type (a one-group answer, like the contract's default, says nothing a menu can use)."""
+    command type when there are several (a one-group answer, like the contract's default, says nothing a menu
+    can use)."""
     groups = plugin.presenter.menu_groups(commands, state) if commands else []
     if len(groups) > 1:
         return groups
     by_type: dict[str, list[int]] = {}
     for i, command in enumerate(commands):
         by_type.setdefault(type_title(str(command.type)), []).append(i)
-    return list(by_type.items())
+    return list(by_type.items()) if len(by_type) > 1 or not groups else groups
 
 
 def turn(plugin: GamePlugin, state: Any, version: int, seat: int) -> dict[str, Any] | None:

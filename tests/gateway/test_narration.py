@@ -15,6 +15,7 @@ from services.rules.registry import get_game
 from services.store import eventstore
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, game_version, new_game
+from tests.gateway.folding import folded
 
 pytestmark = pytest.mark.redis
 
@@ -43,8 +44,7 @@ def _quiet_after(ws: ClientConnection, seconds: float = 0.5) -> None:
 
 
 def _state(served: Served, gid: str) -> Any:
-    stored = eventstore.read_events(served.redis, served.layout, gid)
-    return SHADOW.rules.fold([SHADOW.rules.parse_event(e.data) for e in stored])
+    return folded(served, gid)
 
 
 def _vote_half_sealed(served: Served, gid: str) -> bool:
