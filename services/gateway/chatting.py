@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from starlette.concurrency import run_in_threadpool
 
 from services.gateway import errors as E
 from services.gateway.auth import seat_of
-from services.gateway.chat import SHOW_WORDS, ChatError, Choice, interpret, normalize
+from services.gateway.chat import ChatError, Choice, interpret, normalize
 from services.gateway.chatmenu import Menu, Page
 from services.gateway.errors import ApiError
 from services.gateway.games import GameInfo, History, Position
@@ -78,29 +78,24 @@ async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest,
     cursor = _cursor(await gw.bus.r.hgetall(cursor_key))
     now = _seat_menu(await gw.position_async(game_id), seat)
     pos = now.pos
-    if body.version is not None and body.version != pos.version and normalize(body.text) not in SHOW_WORDS:
-        board = await run_in_threadpool(_board, now, seat)
-        await _remember(gw, cursor_key, Cursor(cursor.seen, now.menu.digest))  # the error shows the new menu
-        raise ApiError(
-            409, E.MENU_CHANGED, f"the game moved on to version {pos.version}; pick from the new menu",
-            version=pos.version, board=board, menu=now.menu.lines(),
-        )  # fmt: skip
+    stale = body.version is not None and body.version != pos.version
     try:
         choice = interpret(body.text, now.menu)
     except ChatError as exc:
+        if stale:  # it named a move of a menu that is gone: say so rather than why it fits the new one badly
+            await _menu_changed(gw, cursor_key, cursor, now, seat, f"the game moved on to version {pos.version}")
         raise ApiError(
             409 if exc.code == E.AMBIGUOUS else 422, exc.code, exc.message, candidates=exc.candidates
         ) from None
-    typed_number = choice.kind == "play" and normalize(body.text).lstrip("#").rstrip(".) ").isdigit()
-    if typed_number and body.version is None and cursor.menu and cursor.menu != now.menu.digest:
-        board = await run_in_threadpool(_board, now, seat)
-        await _remember(gw, cursor_key, Cursor(cursor.seen, now.menu.digest))  # the error shows the new menu
-        raise ApiError(
-            409, E.MENU_CHANGED,
-            f"the moves changed since your last message (the game is at version {pos.version}); pick from the new "
-            "menu",
-            version=pos.version, board=board, menu=now.menu.lines(),
-        )  # fmt: skip
+    if choice.kind == "play":
+        if stale:
+            await _menu_changed(gw, cursor_key, cursor, now, seat, f"the game moved on to version {pos.version}")
+        typed_number = normalize(body.text).lstrip("#").rstrip(".) ").isdigit()
+        if typed_number and body.version is None and cursor.menu and cursor.menu != now.menu.digest:
+            await _menu_changed(
+                gw, cursor_key, cursor, now, seat,
+                f"the moves changed since your last message (the game is at version {pos.version})",
+            )  # fmt: skip
     since = body.since if body.since is not None else cursor.seen
     if since is None or since > pos.version:
         since = pos.recent[0][0] - 1 if pos.recent else pos.version  # a first message: what is still at hand
@@ -137,6 +132,17 @@ async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest,
         game_id=game_id, seat=seat, version=pos.version, over=pos.over, board=board, menu=now.menu.lines(),
         result=result, since=since, narration=[*before, *after], prompt=now.plugin.presenter.prompt(pos.state, seat),
         listing=_listing_model(shown), messages=messages, max_chars=max_chars,
+    )  # fmt: skip
+
+
+async def _menu_changed(gw: Gateway, cursor_key: str, cursor: Cursor, now: Seat, seat: int, why: str) -> NoReturn:
+    """Refuse a move picked from a menu that is gone (409 ``menu_changed``, with the new board and menu), and
+    remember that the seat has now been shown the new menu."""
+    board = await run_in_threadpool(_board, now, seat)
+    await _remember(gw, cursor_key, Cursor(cursor.seen, now.menu.digest))
+    raise ApiError(
+        409, E.MENU_CHANGED, f"{why}; pick from the new menu",
+        version=now.pos.version, board=board, menu=now.menu.lines(),
     )  # fmt: skip
 
 
