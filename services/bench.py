@@ -6,7 +6,7 @@ Prints figures line by line; the LAST line is one JSON object with every figure,
 
 A section is a function ``(ctx) -> dict`` whose dict is merged into that JSON. Sections from modules that do not
 exist yet are skipped: ``services.bench_service`` may define ``SECTIONS`` (a list of such functions) or
-``bench(ctx)``; it is picked up when present. The game measured (``--game``, default: the first installed game)
+``bench(ctx)``; it is picked up when present. The game measured (``--game``, default: the default game)
 adds its own sections (``GamePlugin.bench_sections``). Each section prints its own figures through ``ctx.say``.
 """
 

@@ -10,9 +10,9 @@
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
-``python -m services.cli ...`` does the same. ``--game`` defaults to env ``THRONE_GAME``, else the first
-installed game (services/rules/registry.py); ``--players`` to as many as the game takes, ``--bots`` to the
-game's own default bot.
+``python -m services.cli ...`` does the same. ``--game`` defaults to env ``THRONE_GAME``, else the default
+game (``registry.default_game``: the one pyproject.toml names under ``throne.default_game``); ``--players`` to
+as many as the game takes, ``--bots`` to the game's own default bot.
 """
 
 from __future__ import annotations
@@ -278,7 +278,7 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of ``throne``."""
     p = argparse.ArgumentParser(prog="throne", description="Event-sourced referee for board games.")
     game_default = os.environ.get("THRONE_GAME") or None
-    game_help = "the game's name in the registry (default: env THRONE_GAME, else the first installed game)"
+    game_help = "the game's name in the registry (default: env THRONE_GAME, else the project's default game)"
     sub = p.add_subparsers(
         dest="command",
         required=True,

@@ -83,7 +83,7 @@ def test_given_the_installed_project_when_listing_games_then_shadow_comes_from_i
     assert points["shadow"].value == "services.rules.shadow.plugin:plugin"
     reference = get_game("shadow").rules_reference
     assert reference is not None and reference.name == "RULES.md" and reference.is_file()
-    assert registry.default_game() == "shadow" == next(iter(points))
+    assert registry.default_game() == "shadow"  # named under throne.default_game, whatever order the names sort in
 
 
 def test_given_a_game_when_asking_for_bots_then_its_own_first_and_random_always() -> None:

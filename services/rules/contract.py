@@ -55,11 +55,12 @@ class Secret:
 
     In JSON output it would show as ``key`` holding ``value``: either in an object with ``"seat": owner`` (an
     event, a seat's row of a scoreboard), or as item ``owner`` of a list under ``key`` in an object without a
-    ``seat`` field (a view's per-seat list, e.g. ``victory_points``). In text or a picture it would show as
-    ``text``, when that string is distinctive enough to search for (None: not searched)."""
+    ``seat`` field (a view's per-seat list, e.g. ``victory_points``). ``key`` None: a value unique to the secret
+    (a card's id in a hand) that shows wherever it appears, under any key or in any list. In text or a picture it
+    would show as ``text``, when that string is distinctive enough to search for (None: not searched)."""
 
     owner: int
-    key: str
+    key: str | None
     value: Any
     text: str | None = None
 

@@ -16,6 +16,8 @@ from services.rules.contract import GamePlugin
 from services.rules.legacy import LegacyDecider
 
 GROUP = "throne.games"
+DEFAULT_GROUP = "throne.default_game"
+"""Names (as entry points) the game played when none is named; its value is the game's plug-in, like GROUP's."""
 
 _registered: dict[str, GamePlugin] = {}
 _loaded: dict[str, GamePlugin] = {}
@@ -76,10 +78,13 @@ def game_names() -> list[str]:
 
 
 def default_game() -> str:
-    """The game a command line plays when none is named: the first installed entry point (in the order the
-    distributions declare them: Shadow is the first in pyproject.toml), else the first game registered;
-    UnknownGame if there is none at all."""
-    declared = [*_entry_points(), *_registered]
+    """The game a command line plays when none is named: the installed game named under the entry-point group
+    ``throne.default_game`` (pyproject.toml names Shadow), else the first installed game, else the first game
+    registered; UnknownGame if there is none at all. (Installed entry points come sorted by name, not in the order
+    pyproject.toml declares them, so the order of ``throne.games`` cannot say which game is the default.)"""
+    installed = _entry_points()
+    named = [ep.name for ep in entry_points(group=DEFAULT_GROUP) if ep.name in installed or ep.name in _registered]
+    declared = [*named, *installed, *_registered]
     if not declared:
         raise UnknownGame("(any)")
     return declared[0]

@@ -64,6 +64,7 @@ def test_given_secret_events_when_redacted_then_only_their_owner_sees_the_cards(
     assert PRESENTER.redact(dealt, 1, state)["cards"] == ("red-3-cavalry", "blue-3-tribute")
     hidden = PRESENTER.redact(dealt, 0, state)
     assert hidden["cards"] is None and hidden["cards_count"] == 2 and hidden["redacted"]
+    assert hidden["summary"] == "Bob is dealt 2 cards."  # words for a client, with sizes only
     kept = F.CardKept(seat=0, card="red-8-spiculum", bottom=("blue-1-influence-peddling",), rulings=("K31",))
     assert PRESENTER.redact(kept, None, state)["bottom"] is None
     started = PRESENTER.redact(RULES.start(NAMES, {}, 5)[0], 0, state)

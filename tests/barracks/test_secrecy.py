@@ -51,7 +51,7 @@ def test_given_random_games_when_each_seat_looks_then_no_other_seats_secret_show
 
     def check(state: object, events: list[object], round_start: int) -> None:
         over = RULES.is_over(state)
-        secrets = {s: quoted(PRESENTER.secrets(state, s)) for s in range(players)}  # type: ignore[attr-defined]
+        secrets = {s: quoted(PRESENTER.secret_cards(state, s)) for s in range(players)}  # type: ignore[attr-defined]
         recent = events[round_start:]
         for viewer in seats:
             view = PRESENTER.view(state, viewer)
@@ -84,13 +84,13 @@ def test_given_a_pass_when_the_hand_is_shown_then_other_seats_see_it_until_it_ch
         hands={0: ["blue-3-tribute", "yellow-3-quaestor"], 3: ["red-7-spiculum"]},
         turn=3,
     )
-    assert PRESENTER.secrets(state, 0) == {"blue-3-tribute", "yellow-3-quaestor"}
+    assert PRESENTER.secret_cards(state, 0) == {"blue-3-tribute", "yellow-3-quaestor"}
     assert "blue-3-tribute" not in orjson.dumps(PRESENTER.view(state, 1)).decode()
     _, state = accepted(state, play_card(3, "red-7-spiculum", "2,1"))
     events, state = accepted(state, pick(3, state.T.card_ids[state.forum[0]]))
     assert next(e for e in events if type(e) is F.Passed).seat == 0
     assert set(PRESENTER.view(state, 1)["hands"][0]["known"]) == {"blue-3-tribute", "yellow-3-quaestor"}
-    assert PRESENTER.secrets(state, 0) == set()
+    assert PRESENTER.secret_cards(state, 0) == set()
 
 
 def test_given_a_finished_game_when_replayed_then_every_past_hand_and_deck_is_shown() -> None:

@@ -123,7 +123,10 @@ def play(game: GamePlugin, players: int, seed: int, settings: JSON) -> Played:
 # --- secrecy ------------------------------------------------------------------------------------------------
 def json_shows(value: Any, secret: Secret) -> bool:
     """Whether JSON-ready ``value`` shows ``secret``: ``key`` holding ``value`` in an object of the owner's seat,
-    or as the owner's item of a per-seat list under ``key`` (values compared with their types: 1 is not True)."""
+    or as the owner's item of a per-seat list under ``key`` (values compared with their types: 1 is not True);
+    a secret without a key shows wherever its value appears."""
+    if secret.key is None:
+        return _anywhere(value, secret.value)
     if isinstance(value, dict):
         if secret.key in value:
             held = value[secret.key]
@@ -136,6 +139,14 @@ def json_shows(value: Any, secret: Secret) -> bool:
     if isinstance(value, list | tuple):
         return any(json_shows(v, secret) for v in value)
     return False
+
+
+def _anywhere(value: Any, secret: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_anywhere(v, secret) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_anywhere(v, secret) for v in value)
+    return _same(value, secret)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -1,8 +1,9 @@
 """The rules core's own events and commands: plain named tuples mirroring the pydantic models of events/barracks.
 
 Each tuple class has the same field names as its model (plus ``type`` and, for events, ``rulings``), so the
-codecs translate field for field. The models stay the contract at the edge (validation, JSON Schema); the core
-builds and reads only the tuples, which cost a fraction of a model to make.
+codecs translate field for field, and the same ``to_dict``/``to_json`` as the models (events/base.py), for
+generic code that still calls them instead of the codecs. The models stay the contract at the edge (validation,
+JSON Schema); the core builds and reads only the tuples, which cost a fraction of a model to make.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 from events.barracks import commands as cm
@@ -21,6 +23,25 @@ _TUPLE_OF: dict[type[BaseModel], Any] = {}
 _NESTED: dict[type, tuple[str, ...]] = {}
 
 
+def _message_dict(item: Any) -> dict[str, Any]:
+    """As ``Message.to_dict``: a JSON-ready dict (lists, not tuples)."""
+    return json_ready(to_dict(item))
+
+
+def _message_json(item: Any) -> bytes:
+    """As ``Message.to_json``: compact JSON bytes."""
+    return orjson.dumps(to_dict(item))
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with every tuple made a list, as JSON gives it back."""
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    return value
+
+
 def _mirror(model: type[BaseModel]) -> Any:
     """A named tuple class with the model's fields (required ones first: a tuple is always built by keyword)."""
     fields = model.model_fields
@@ -30,6 +51,8 @@ def _mirror(model: type[BaseModel]) -> Any:
     cls.__doc__ = (
         f"The core's {model.__name__}: {(model.__doc__ or '').strip().splitlines()[0] if model.__doc__ else ''}"
     )
+    cls.to_dict = _message_dict  # the two serialisations of events.base.Message, for callers not on the codecs yet
+    cls.to_json = _message_json
     _MODEL_OF[cls] = model
     _TUPLE_OF[model] = cls
     nested = tuple(n for n, f in fields.items() if "SideCard" in str(f.annotation))

@@ -10,15 +10,18 @@ holding box, the set-aside Pretenders and the scoring areas are public. Once ove
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
+from services.rules.barracks import board_svg, boards, menus, words
 from services.rules.barracks import facts as F
-from services.rules.barracks import words
 from services.rules.barracks.decide import awaited
 from services.rules.barracks.legality import forum_allowed
+from services.rules.barracks.names import card_code, card_words
 from services.rules.barracks.rounds import score_of
 from services.rules.barracks.state import KEEP, ORDER, PHASE_NAMES, PICK, RIVAL_PLACE, Game
-from services.rules.contract import JSON, GameRules, Presenter
+from services.rules.barracks.tables import Tables
+from services.rules.contract import JSON, GameRules, Presenter, Secret
 
 _SECRET_OF_SEAT = {
     F.HandDealt: ("cards",),
@@ -29,8 +32,25 @@ _SECRET_OF_SEAT = {
 _SECRET_ORDER = {F.DeckShuffled: "order", F.EmperorDeckShuffled: "order"}
 
 
+@lru_cache(maxsize=8)
+def _distinctive_forms(T: Tables) -> dict[str, tuple[str, ...]]:
+    """Per card, the forms it takes in text (id, board code, words) that no other card's forms contain, so that
+    a text search for one finds only that card (``yellow-6-mob`` is inside ``yellow-6-mobile-vulgus``; a
+    barbarian's code is just ``X``)."""
+    forms = {cid: {cid, card_code(cid, T), card_words(cid, T)} for cid in T.card_ids}
+    return {
+        cid: tuple(
+            sorted(f for f in own if not any(f in g for other, theirs in forms.items() if other != cid for g in theirs))
+        )
+        for cid, own in forms.items()
+    }
+
+
 class BarracksPresenter(Presenter[Game]):
     """Views, redaction and words of The Barracks Emperors."""
+
+    quiet_events = frozenset({"DecisionRequested"})
+    """A request for the next decision: the command answering it shows who decided."""
 
     def __init__(self, rules: GameRules[Game]) -> None:
         super().__init__(rules)
@@ -68,10 +88,11 @@ class BarracksPresenter(Presenter[Game]):
                 if isinstance(value, tuple | list):
                     hidden[f"{name}_count"] = len(value)
             hidden["redacted"] = True
+            hidden["summary"] = words.describe(event, state.players if state is not None else ())  # sizes only
             return hidden
         return data
 
-    def secrets(self, state: Game, seat: int) -> set[str]:
+    def secret_cards(self, state: Game | None, seat: int) -> set[str]:
         """The ids only ``seat`` may know now: its cards not publicly known, and what Frumentarii shows it [K14]."""
         if state is None or state.over:
             return set()
@@ -79,6 +100,18 @@ class BarracksPresenter(Presenter[Game]):
         found = {T.card_ids[c] for c in state.hands[seat] if c not in state.known[seat]}
         if state.phase == KEEP and state.actor_seat[state.active] == seat:
             found |= {T.card_ids[c] for c in state.looked}
+        return found
+
+    def secrets(self, state: Game | None) -> list[Secret]:
+        """Every seat's :meth:`secret_cards`, as the conformance suite searches for them: the id anywhere in JSON,
+        and in text each of its forms (id, board code ``R7Sp``, words) that no other card's forms contain [K14]."""
+        if state is None or state.over:
+            return []
+        found = []
+        distinctive = _distinctive_forms(state.T)
+        for seat in range(len(state.players)):
+            for cid in sorted(self.secret_cards(state, seat)):
+                found += [Secret(seat, None, cid, text=form) for form in distinctive[cid]]
         return found
 
     def hidden_order(self, state: Game) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -98,8 +131,29 @@ class BarracksPresenter(Presenter[Game]):
         return words.explain(F.as_core(event), players)
 
     def label(self, command: Any, state: Game | None = None) -> str:
-        """A short label of a command."""
-        return words.label(F.as_core(command), state)
+        """A short label of a command: the card, the space by name and where it lies, what the ability does."""
+        return menus.label(command, state)
+
+    def menu_groups(self, commands: Sequence[Any], state: Game | None = None) -> list[tuple[str, list[int]]]:
+        """The legal ``commands`` grouped for a menu (by action and card, long groups by space): ``(title,
+        indexes)``; the groups partition the list."""
+        return menus.menu_groups(commands, state)
+
+    # --- pictures ----------------------------------------------------------------------------------------------------
+    def render_text(self, state: Game | None, seat: int | None, final: Game | None = None) -> str:
+        """The board and the table as plain text, as ``seat`` may see it (``final``: as in :meth:`replay_view`)."""
+        if state is None:
+            return "The Barracks Emperors: the game has not started yet."
+        return boards.render_text(self._shown(state, seat, final), state.T)
+
+    def render_svg(self, state: Game | None, seat: int | None, final: Game | None = None) -> str:
+        """The board and the table as a standalone SVG document, as ``seat`` may see it."""
+        if state is None:
+            return board_svg.empty_svg()
+        return board_svg.render_svg(self._shown(state, seat, final), state.T)
+
+    def _shown(self, state: Game, seat: int | None, final: Game | None) -> JSON:
+        return self.view(state, seat) if final is None else self.replay_view(state, seat, final)
 
     # --- standings -------------------------------------------------------------------------------------------------
     def scoreboard(self, state: Game | None) -> JSON:

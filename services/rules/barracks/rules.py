@@ -131,15 +131,15 @@ class BarracksRules(GameRules[Game]):
 
     def encode_event(self, event: Any) -> JSON:
         """An event as JSON-ready data."""
-        return F.to_dict(F.as_core(event))
+        return F.json_ready(F.to_dict(F.as_core(event)))
 
     def encode_command(self, command: Any) -> JSON:
         """A command as JSON-ready data."""
-        return F.to_dict(F.as_core(command))
+        return F.json_ready(F.to_dict(F.as_core(command)))
 
     def encode_event_bytes(self, event: Any) -> bytes:
         """An event as compact JSON bytes."""
-        return orjson.dumps(self.encode_event(event))
+        return orjson.dumps(F.to_dict(F.as_core(event)))  # orjson writes tuples as arrays: no conversion
 
     def snapshot(self, state: Game) -> bytes:
         """A state as bytes."""

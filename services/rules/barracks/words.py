@@ -1,5 +1,6 @@
-"""Plain words for events and commands, citing the rulings [K1-K44, KX1-KX13]. Nothing here reveals a secret: a
-hand, a draw, what Frumentarii showed and the deck orders are described by their sizes only [K14]."""
+"""Plain words for events, citing the rulings [K1-K44, KX1-KX13]; spaces, cards and Emperors by the names of
+names.py (command labels and menus are in menus.py). Nothing here reveals a secret: a hand, a draw, what
+Frumentarii showed and the deck orders are described by their sizes only [K14]."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from services.rules.barracks import facts as F
-from services.rules.barracks.tables import ABILITIES, FACTIONS, SUITS, default_tables
+from services.rules.barracks.names import card_words, emperor_words, space_name
+from services.rules.barracks.tables import FACTIONS, SUITS
 
-__all__ = ["FACTIONS", "SUITS", "describe", "explain", "label"]
+__all__ = ["FACTIONS", "SUITS", "card_words", "describe", "explain"]
 
 
 def _who(seat: int | None, players: Sequence[str], rival: str | None = None) -> str:
@@ -18,17 +20,8 @@ def _who(seat: int | None, players: Sequence[str], rival: str | None = None) -> 
     return players[seat] if 0 <= seat < len(players) else f"seat {seat}"
 
 
-def card_words(cid: str | None) -> str:
-    """``red-7-spiculum`` as "red 7 (Spiculum)"."""
-    if cid is None:
-        return "nothing"
-    T = default_tables()
-    c = T.card_index.get(cid, -1)
-    if c < 0:
-        return cid
-    if T.is_barbarian[c]:
-        return f"a barbarian ({cid})"
-    return f"{SUITS[T.suit[c]]} {T.value[c]} ({ABILITIES[T.ability[c]].replace('_', ' ').title()})"
+def _emperors(ids: Sequence[str]) -> str:
+    return ", ".join(emperor_words(x) for x in ids)
 
 
 def _cards(ids: Sequence[str]) -> str:
@@ -64,11 +57,13 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
         ),
         F.BarbariansSet: lambda e, p: (
             f"{len(e.placed)} barbarians start on "
-            + ", ".join(s for s, _ in e.placed)
+            + ", ".join(space_name(s) for s, _ in e.placed)
             + f"; {len(e.holding_box)} wait in the holding box."
         ),
         F.EmperorsDealt: lambda e, p: (
-            f"{len(e.placed)} Emperors are dealt: " + ", ".join(f"{x} on {s}" for s, x in e.placed) + "."
+            f"{len(e.placed)} Emperors are dealt: "
+            + ", ".join(f"{emperor_words(x)} on {space_name(s)}" for s, x in e.placed)
+            + "."
         ),
         F.DeckShuffled: lambda e, p: (
             f"The draw deck ({len(e.order)} cards) is shuffled"
@@ -87,8 +82,8 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
         ),
         F.GameEnded: _ended,
         F.InfluencePlayed: lambda e, p: (
-            f"{_who(e.seat, p, e.rival)} plays {card_words(e.card)} on {e.space}"
-            + (f" beside {', '.join(e.emperors)}" if e.emperors else "")
+            f"{_who(e.seat, p, e.rival)} plays {card_words(e.card)} on {space_name(e.space)}"
+            + (f" beside {_emperors(e.emperors)}" if e.emperors else "")
             + _PLACEMENT[e.placement]
             + (f" (discarding {_cards(e.discarded)})" if e.discarded else "")
             + _ABILITY[e.ability]
@@ -96,17 +91,19 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
         ),
         F.BarbarianPlaced: lambda e, p: (
             f"{_who(e.seat, p, 'from the holding box') if e.seat is not None else 'The holding box'}"
-            f" puts a barbarian on {e.space}" + (f", covering {card_words(e.covers)}" if e.covers else "") + "."
+            f" puts a barbarian on {space_name(e.space)}"
+            + (f", covering {card_words(e.covers)}" if e.covers else "")
+            + "."
         ),
         F.BarbarianMoved: lambda e, p: (
             f"{_who(e.seat, p)} discards a barbarian card to move the barbarian on "
-            f"{e.from_space} to {e.to_space}"
+            f"{space_name(e.from_space)} to {space_name(e.to_space)}"
             + (f", covering {card_words(e.covers)}" if e.covers else "")
             + (f", uncovering {card_words(e.uncovered)}" if e.uncovered else "")
             + "."
         ),
         F.CastraOverrun: lambda e, p: (
-            f"The barbarian lands on Castra at {e.space}: Castra is discarded and the "
+            f"The barbarian lands on Castra at {space_name(e.space)}: Castra is discarded and the "
             "barbarian returns to the holding box."
         ),
         F.Passed: lambda e, p: (
@@ -117,24 +114,28 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
         ),
         F.RivalDrew: lambda e, p: f"The rival claimant {e.rival} draws {card_words(e.card)}.",
         F.CounterPlaced: lambda e, p: (
-            f"{_who(e.seat, p)} puts a +{e.amount} counter on {card_words(e.target)} at {e.space} (now +{e.total})."
+            f"{_who(e.seat, p)} puts a +{e.amount} counter on {card_words(e.target)} at {space_name(e.space)}"
+            f" (now +{e.total})."
         ),
         F.CardsSwapped: lambda e, p: (
             f"{_who(e.seat, p)}'s Flanking Maneuver swaps with {card_words(e.target)}: it moves "
-            f"to {e.card_space}, the other to {e.target_space}."
+            f"to {space_name(e.card_space)}, the other to {space_name(e.target_space)}."
         ),
         F.CardFlipped: lambda e, p: (
-            f"{_who(e.seat, p)}'s Mob flips {card_words(e.target)} on {e.space} face down"
+            f"{_who(e.seat, p)}'s Mob flips {card_words(e.target)} on {space_name(e.space)} face down"
             + (f" ({e.counters_lost} counters lost)" if e.counters_lost else "")
             + "."
         ),
         F.CardsDiscarded: _discarded,
         F.BarbarianReturned: lambda e, p: (
-            f"{_who(e.seat, p)}'s Tribute returns the barbarian on {e.space} (closest to Roma) to the draw deck."
+            f"{_who(e.seat, p)}'s Tribute returns the barbarian on {space_name(e.space)} (closest to Roma)"
+            " to the draw deck."
         ),
-        F.PretenderPlaced: lambda e, p: f"{_who(e.seat, p)}'s Pretender puts {e.emperor} on {e.space}.",
+        F.PretenderPlaced: lambda e, p: (
+            f"{_who(e.seat, p)}'s Pretender puts {emperor_words(e.emperor)} on {space_name(e.space)}."
+        ),
         F.EmperorRemoved: lambda e, p: (
-            f"{_who(e.seat, p)}'s Damnatio Memoriae removes {e.emperor} from {e.space}: "
+            f"{_who(e.seat, p)}'s Damnatio Memoriae removes {emperor_words(e.emperor)} from {space_name(e.space)}: "
             "out of the game, no one captures it."
         ),
         F.DemagogueActive: lambda e, p: (
@@ -163,7 +164,7 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
 def _decision(e: Any, p: Sequence[str]) -> str:
     who = _who(e.seat, p)
     if e.decision == "order":
-        return f"{who} chooses which surrounded Emperor resolves next: {', '.join(e.emperors)}."
+        return f"{who} chooses which surrounded Emperor resolves next: {_emperors(e.emperors)}."
     if e.decision == "keep":
         return f"{who} chooses the card to keep."
     if e.decision == "pick":
@@ -186,9 +187,9 @@ def _ended(e: Any, p: Sequence[str]) -> str:
 
 def _discarded(e: Any, p: Sequence[str]) -> str:
     why = {
-        "winning_card": f"the winning card of {e.emperor} is discarded",
+        "winning_card": f"the winning card of {emperor_words(e.emperor)} is discarded",
         "orphaned": "cards touching no Emperor any more are discarded",
-        "spiculum": f"Spiculum discards it from {e.emperor}", "tribute": "Tribute discards it",
+        "spiculum": f"Spiculum discards it from {emperor_words(e.emperor)}", "tribute": "Tribute discards it",
         "mobile_vulgus": "Mobile Vulgus discards it", "rival_no_space": "the rival claimant has no legal space",
         "rival_barbarian": "a rival claimant discards a barbarian it draws",
     }[e.reason]  # fmt: skip
@@ -197,7 +198,9 @@ def _discarded(e: Any, p: Sequence[str]) -> str:
 
 def _resolved(e: Any, p: Sequence[str]) -> str:
     sides = "; ".join(
-        f"{s.side} {card_words(s.card) if s.kind == 'influence' else s.kind.replace('_', ' ')} = {s.value}"
+        f"{s.side} ({space_name(s.space)}) "
+        + (card_words(s.card) if s.kind == "influence" else s.kind.replace("_", " "))
+        + f" = {s.value}"
         + (" (ignored)" if s.ignored else "")
         + (" (trump)" if s.trump else "")
         for s in e.sides
@@ -213,50 +216,18 @@ def _resolved(e: Any, p: Sequence[str]) -> str:
         ending = f"{card_words(e.winner)} on the {e.winning_side} side wins; {taker} captures it"
         if e.outcome == "out_of_game":
             ending += ", so it is out of the game"
-    return f"{e.emperor} ({e.colour}) on {e.space} is resolved: {sides}; {trump}; {ending}."
+    return f"{emperor_words(e.emperor)} on {space_name(e.space)} is resolved: {sides}; {trump}; {ending}."
 
 
 DESCRIBE = _describers()
 
 
 def describe(event: Any, players: Sequence[str] = ()) -> str:
-    """One event in plain words."""
-    return DESCRIBE[type(event)](event, players)
+    """One event in plain words (a sentence: its first letter capitalised)."""
+    text = DESCRIBE[type(event)](event, players)
+    return text[:1].upper() + text[1:]
 
 
 def explain(event: Any, players: Sequence[str] = ()) -> str:
     """The event, its deciding inputs, and the rulings cited."""
     return f"{describe(event, players)} [{', '.join(event.rulings) or 'no ruling'}]"
-
-
-def label(command: Any, state: Any = None) -> str:
-    """A short readable label of a command."""
-    kind = command.type
-    if kind == "PlayInfluence":
-        text = f"Play {card_words(command.card)} on {command.space}"
-        if command.ability == "decline":
-            text += ", declining its ability"
-        elif command.ability == "to_deck":
-            text += f", returning {command.target} to the deck"
-        elif command.ability == "use":
-            text += ", using its ability" + (
-                f" on {card_words(command.target) if '-' in command.target else command.target}"
-                if command.target
-                else ""
-            )
-        return text
-    if kind == "PlaceBarbarian":
-        return f"Place a barbarian on {command.space}"
-    if kind == "MoveBarbarian":
-        return f"Move the barbarian on {command.from_space} to {command.to_space}"
-    if kind == "Pass":
-        return "Pass (show your hand)"
-    if kind == "ResolveEmperor":
-        return f"Resolve {command.emperor} next"
-    if kind == "KeepCard":
-        return f"Keep {card_words(command.card)}" + (
-            f", then under the deck: {_cards(command.bottom)}" if command.bottom else ""
-        )
-    if kind == "TakeFromForum":
-        return f"Take {card_words(command.card)} from the Forum"
-    return f"Place the rival claimant's card on {command.space}"
