@@ -5,7 +5,7 @@ A chat-bot developer relays one line from their chat platform. The line is, in t
 * a word that only looks: empty, ``board``, ``menu``, ``help``, ``?`` (the board and the top of the menu);
 * ``more`` (the next page of the listing shown last) or ``back`` (the listing above it);
 * a move's number (``3``, ``#3``, ``3.``);
-* a group's key (``C``, ``C2``: shown in the menu before each group of moves), which opens that group;
+* a group's key (``C``, ``C.2``: shown in the menu before each group of moves), which opens that group;
 * a short phrase: the move whose label is exactly the phrase, else the group whose title is, else the one move
   whose label contains the phrase, else the one containing all of its words (in any order); failing that (none
   or several), the one group whose titles hold all the words and every move the phrase names ("permit koln"
@@ -31,7 +31,7 @@ HELP_WORDS = frozenset({"help", "?"})
 MORE_WORDS = frozenset({"more", "next", "+", ">", "..."})
 BACK_WORDS = frozenset({"back", "up", "<"})
 _NUMBER = re.compile(r"^#?\s*(\d{1,6})\s*[.)]?$")
-_KEY = re.compile(r"^[a-z]{1,2}(?:\d{1,3}(?:[a-z]{1,2}(?:\d{1,3})?)?)?$")
+_KEY = re.compile(r"^[a-z]{1,2}(?:\.\d{1,3})*\.?$")
 _SPACES = re.compile(r"\s+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 """Typographic apostrophes (phones type them) read as plain ones."""
@@ -93,8 +93,8 @@ def interpret(text: str, chat_menu: Menu) -> Choice:
             return Choice("play", number=n)
         span = f"1 to {len(chat_menu)}" if len(chat_menu) else "none: nothing to do now"
         raise ChatError(NO_MATCH, f"there is no move {n} (moves: {span})", lines)
-    if _KEY.match(phrase) and chat_menu.group(phrase) is not None:
-        return Choice("open", key=chat_menu.group(phrase).key)  # type: ignore[union-attr]
+    if _KEY.match(phrase) and chat_menu.group(phrase.rstrip(".")) is not None:
+        return Choice("open", key=chat_menu.group(phrase.rstrip(".")).key)  # type: ignore[union-attr]
     labels = [normalize(label) for label in chat_menu.labels]
     exact = [i for i, label in enumerate(labels) if label == phrase]
     if len(exact) == 1:

@@ -5,8 +5,8 @@ holds (2,000 characters on some platforms, 4,096 on others). A :class:`Menu` arr
 the game's groups (``Presenter.menu_groups``: by action, then by where it acts; titles nest on `` > ``):
 
 * moves are numbered in menu order (group after group), so a number always names the same move of one menu;
-* each group with more than one move has a key: a letter at the first level (``C``), then a number (``C2``),
-  then a letter (``C2a``), and so on;
+* each group with more than one move has a key: a letter at the first level (``C``), then numbers after dots
+  (``C.2``, ``C.2.1``);
 * :meth:`Menu.page` renders one listing as one message of at most ``max_chars`` characters: the whole menu
   when it fits; else the groups of the top level (a group of one move shows as that move); a group whose moves
   do not fit shows its own groups; a listing still too long is cut into pages ("more").
@@ -213,11 +213,9 @@ def _collapse(node: Node) -> None:
 
 
 def _child_key(parent: str, n: int) -> str:
-    """Keys alternate letters and numbers by level: ``A``..``Z``, ``AA``..; then ``A1``, ``A2``; then ``A1a``."""
-    depth = sum(1 for i, c in enumerate(parent) if i == 0 or c.isalpha() != parent[i - 1].isalpha())
-    if depth % 2 == 0:
-        return parent + _letters(n)
-    return parent + str(n + 1)
+    """A letter at the first level (``A``..``Z``, ``AA``..), then numbers after dots (``A.1``, ``A.1.2``): keys
+    never look like a board's space names (``C3``), which players also type."""
+    return _letters(n) if not parent else f"{parent}.{n + 1}"
 
 
 def _letters(n: int) -> str:

@@ -35,9 +35,9 @@ CURSOR_TTL_S = 14 * 24 * 3600
 NARRATION_LINES = 40
 """The most lines of narration one reply carries (the most recent; a line says how many were left out)."""
 HELP = (
-    "Send a move's number (or a few words of it: accents and case do not matter) to play it; a group's key (a "
-    'letter, or a letter and a number) to open that group; "more" for the next page, "back" for the list '
-    'above, "menu" or "board" to see the board and the menu again.'
+    "Send a move's number (or a few words of it: accents and case do not matter) to play it; a group's key (A, "
+    'or A.2 for a group inside A) to open that group; "more" for the next page, "back" for the list above, '
+    '"menu" or "board" to see the board and the menu again.'
 )
 
 

@@ -21,6 +21,7 @@ from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve 
 from tests.gateway.folding import folded
 
 SHADOW = get_game("shadow")
+BARRACKS = get_game("barracks")
 
 LABELS = [
     "Place an empire city in Mainz",
@@ -218,6 +219,30 @@ def _walk(menu: Menu, key: str, max_chars: int) -> list[int]:
                 numbers.extend(_walk(menu, entry.key, max_chars))
         page += 1
     return numbers
+
+
+def _biggest_barracks_menu() -> tuple[Any, list[Any]]:
+    """A Barracks position (2 players) where the awaited seat has the longest legal list of a seeded game."""
+    rules = BARRACKS.rules
+    rng = random.Random(5)
+    state = rules.fold(rules.start(["Ann", "Bob"], {}, 5))
+    best: tuple[Any, list[Any]] = (state, [])
+    while not rules.is_over(state):
+        (seat,) = rules.awaited(state)
+        legal = rules.legal_commands(state, seat)
+        if len(legal) > len(best[1]):
+            best = (state, legal)
+        _, state = rules.execute(state, rules.sample_legal(state, seat, rng))
+    return best
+
+
+@pytest.mark.parametrize("max_chars", [300, 2000])
+def test_a_long_barracks_menu_is_grouped_and_paged_under_the_limit_and_every_move_is_reachable(max_chars: int) -> None:
+    state, legal = _biggest_barracks_menu()
+    labels = [BARRACKS.presenter.label(c, state) for c in legal]
+    menu = Menu(labels, BARRACKS.presenter.menu_groups(legal, state))
+    assert len("\n".join(menu.lines())) > 2000
+    assert sorted(_walk(menu, "", max_chars)) == list(range(1, len(legal) + 1))
 
 
 @pytest.mark.parametrize("max_chars", [300, 700, 2000, 4096])

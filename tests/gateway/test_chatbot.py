@@ -23,7 +23,7 @@ from tests.service.conftest import ROOT
 
 pytestmark = pytest.mark.redis
 
-FIRST_ITEM = re.compile(r"^([A-Z]{1,2}(?:\d+(?:[a-z]{1,2}\d*)?)?|\d+)\. ", re.MULTILINE)
+FIRST_ITEM = re.compile(r"^([A-Z]{1,2}(?:\.\d+)*|\d+)\. ", re.MULTILINE)
 """The first item of a menu listing: a group's key or a move's number."""
 
 

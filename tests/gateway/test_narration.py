@@ -169,3 +169,37 @@ def test_a_turn_message_comes_live_to_the_seat_awaited_next_and_the_polling_rout
     with gateway.http() as http:
         spectator = http.get(f"/games/{gid}/events", params={"after": 0}).json()
     assert spectator["turn"] is None and all(isinstance(e["text"], str) for e in spectator["events"])
+
+
+def test_barracks_feeds_narrate_without_other_hands_and_turn_only_the_awaited_seat(gateway: Served) -> None:
+    # Given a 3-player game of The Barracks Emperors some way in
+    barracks = get_game("barracks")
+    created = new_game(gateway, game="barracks", players=("Ann", "Bob", "Cid"), seed=12)
+    gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    play_http(gateway, created, seed=12, until=lambda g: g.commands >= 12)
+    version = game_version(gateway, gid)
+    state = folded(gateway, gid, "barracks")
+    awaited = set(barracks.rules.awaited(state))
+    secrets = list(barracks.presenter.secrets(state))
+    assert secrets, "the seats hold cards the others may not know"
+
+    # When each seat opens its feed from the start
+    for seat in range(3):
+        with _feed(gateway, gid, seat, tokens[seat]) as ws:
+            messages = _read(ws, version, turn=seat in awaited)
+            if seat not in awaited:
+                _quiet_after(ws)
+        events = [m for m in messages if m["kind"] == "event"]
+        # Then every event is narrated, and no narration names a card another seat holds unseen
+        assert [m["version"] for m in events] == list(range(1, version + 1))
+        assert all(isinstance(m["text"], str) and m["text"] for m in events if m["event"] is not None)
+        texts = "\n".join(m["text"] or "" for m in events)
+        leaked = [s for s in secrets if s.owner != seat and s.text is not None and s.text in texts]
+        assert not leaked, (seat, leaked[:3])
+        # And only the awaited seat gets its turn, with the game's prompt and groups
+        turns = [m for m in messages if m["kind"] == "turn"]
+        assert len(turns) == (1 if seat in awaited else 0)
+        if turns:
+            assert turns[0]["prompt"] == barracks.presenter.prompt(state, seat)
+            indexes = sorted(i for g in turns[0]["groups"] for i in g["indexes"])
+            assert indexes == list(range(len(turns[0]["legal"])))
