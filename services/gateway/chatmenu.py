@@ -156,7 +156,7 @@ class Menu:
         ``header``: page ``page`` (clamped) of its listing."""
         node = self.group(key) or self.root
         top = node is self.root
-        title = "" if top else f"{node.key}. {node.path} ({_moves(node.size)}):"
+        title = "" if top else f"{node.path} (group {node.key}, {_moves(node.size)}):"
         head = [_cut(line, max_chars // 3) for line in (header.strip(), title) if line]
         whole = self._whole(node)
         if _fits(head, whole, "", max_chars):

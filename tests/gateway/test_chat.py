@@ -4,6 +4,7 @@ menu of legal moves, grouped and paged under a size limit, out."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from typing import Any
 
@@ -376,7 +377,9 @@ def test_a_phase_iv_chat_menu_fits_the_limit_and_pages_with_more(gateway: Served
         while inner := [e for e in page["listing"]["entries"] if e["key"]]:
             page = _chat(http, gid, max(inner, key=lambda e: e["count"])["key"], max_chars=300)
         group = page["listing"]["key"]
-        count = int(page["messages"][-1].split(f"{group}. ", 1)[1].split(" (", 1)[1].split(" move", 1)[0])
+        title = re.search(rf"\(group {re.escape(group)}, (\d+) moves?\):", page["messages"][-1])
+        assert title is not None, page["messages"][-1]
+        count = int(title.group(1))
         shown = [e["number"] for e in page["listing"]["entries"] if e["number"]]
         while page["listing"]["page"] + 1 < page["listing"]["pages"]:
             page = _chat(http, gid, "more", max_chars=300)

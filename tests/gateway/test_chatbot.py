@@ -58,10 +58,11 @@ class ScriptedPerson:
             return None
 
 
-def test_a_scripted_person_plays_a_whole_game_through_the_chat_adapter(with_bots: Served) -> None:
+@pytest.mark.parametrize("game", ["shadow", "barracks"])
+def test_a_scripted_person_plays_a_whole_game_through_the_chat_adapter(with_bots: Served, game: str) -> None:
     # Given a game opened for one person (seat 0) against a random bot, and the adapter on the person's seat
     opener = GatewayClient(with_bots.base_url)
-    made = opener.create_game("shadow", ["Ann", "Robot"], {1: "random"}, seed=91)
+    made = opener.create_game(game, ["Ann", "Robot"], {1: "random"}, seed=91)
     opener.close()
     assert made.ok, made.body
     game_id, token = made.body["game_id"], made.body["seats"][0]["token"]
