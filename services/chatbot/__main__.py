@@ -2,7 +2,7 @@
 
 Join a game you have a seat token of::
 
-    python -m services.chatbot --url http://127.0.0.1:8000 --game GAME_ID --seat 0 --token TOKEN
+    python -m services.chatbot --url http://127.0.0.1:8000 --game GAME_ID --seat 0 --token=TOKEN
 
 or open a new game against bots (you take seat 0; the gateway's bots process plays the others)::
 
@@ -56,8 +56,9 @@ def main(argv: list[str] | None = None, transport: Transport | None = None) -> i
             out.send(f"Could not open the game: {made.error.get('message', made.status)}")
             return 2
         game_id, seat, token = made.body["game_id"], 0, made.body["seats"][0]["token"]
+        # --token=...: a token may start with "-", which would read as an option
         out.send(f"Game {game_id} opened; you are seat 0. To come back later:\n"
-                 f"python -m services.chatbot --url {args.url} --game {game_id} --seat 0 --token {token}")  # fmt: skip
+                 f"python -m services.chatbot --url {args.url} --game {game_id} --seat 0 --token={token}")  # fmt: skip
     elif args.game and args.token:
         game_id, seat, token = args.game, args.seat, args.token
     else:
