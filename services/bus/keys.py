@@ -23,6 +23,7 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:reply:<gid>:<scope>:<cid> list    the reply to the submitter (BLPOP), with a short TTL
     throne:{s17}:botgames                 set      games with seats played by the bots process
     throne:{s17}:game:<gid>:bots          string   JSON: the bot seats of a game (their kinds), until it ends
+    throne:{s17}:game:<gid>:chat:<seat>   hash     a seat's chat cursor (version seen, menu shown), with a TTL
 
 ``<scope>`` is the sending seat (a command id is scoped to its seat: the same id sent by two seats names two
 commands, and one seat's ids can never decide another seat's command), ``new`` for a game creation, ``_`` for
@@ -134,6 +135,10 @@ class Layout:
     def archive(self, shard: int, game_id: str) -> str:
         """A trimmed game's archive blob."""
         return f"{self.tag(shard)}:game:{game_id}:archive"
+
+    def chat(self, shard: int, game_id: str, seat: int) -> str:
+        """A seat's chat cursor (what its chat last showed it: version, menu, listing), with a TTL."""
+        return f"{self.tag(shard)}:game:{game_id}:chat:{seat}"
 
     def outcome(self, shard: int, game_id: str, scope: str, command_id: str) -> str:
         """The recorded outcome of one command of ``scope`` (a seat, ``new``, ``_``); also the duplicate check."""

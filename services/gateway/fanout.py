@@ -95,7 +95,10 @@ class FeedHub:
         self.per_address = per_address
         self.total = total
         self.queue_size = queue_size
-        self.block_ms = block_ms
+        pool = getattr(client, "connection_pool", None)
+        timeout = (getattr(pool, "connection_kwargs", None) or {}).get("socket_timeout")
+        # An idle XREAD must end (server side) before the client's socket timeout would call Redis unavailable.
+        self.block_ms = block_ms if not timeout else min(block_ms, max(100, int(float(timeout) * 1000) - 1000))
         self.batch = batch
         self.catchup = asyncio.Semaphore(catchups)
         """Taken around every backlog read of a feed."""

@@ -3,9 +3,19 @@
 ``/games/{id}/seats/{seat}/feed?after=N`` (the seat's token as ``Authorization: Bearer`` or ``?token=``) and
 ``/games/{id}/feed?after=N`` (a spectator). Messages, JSON text frames, in version order:
 
-* ``{"kind": "event", "version": v, "event": {...}}``: the event at ``v`` as this seat may see it (``event``
-  null: withheld from this seat). Every version after ``N`` comes exactly once, so a client that reconnects
-  with ``after`` = the last version it got misses nothing and gets nothing twice.
+* ``{"kind": "event", "version": v, "event": {...}, "text": "...", "quiet": false}``: the event at ``v`` as
+  this seat may see it (``event`` null: withheld from this seat), and ``text``, the event in plain words as
+  this seat may know it (the game's ``Presenter.narrate``: never what the redaction masks; null when the event
+  is withheld). ``quiet`` marks an event a move-by-move narration may skip (it only moves the game along, e.g.
+  a request for the next decision). Every version after ``N`` comes exactly once, so a client that
+  reconnects with ``after`` = the last version it got misses nothing and gets nothing twice.
+* ``{"kind": "turn", "version": v, "seat": s, "prompt": "...", "text": "...", "legal": [{"index", "label",
+  "command"}], "groups": [{"title", "indexes"}]}`` (a seat's own feed only): the game waits for this seat at
+  version ``v``: what it is asked and where (``prompt``, also as ``text``), every legal command with its label,
+  and the game's menu groups (titles nest on `` > ``; the indexes point into ``legal``). Sent after the events
+  whenever the feed has caught up with the game and the game waits for the seat, except when it would repeat
+  the previous turn message word for word (the seat still awaited while others vote). A turn message is not an
+  event: a resumed feed sends the current one, not the past ones.
 * ``{"kind": "over", "version": v, "result": {...}}``: the game ended at ``v``; the server then closes (1000).
 * ``{"error": {"code", "message"}}``, then a close with code 4400 (bad request), 4401 (unauthorized), 4403
   (another seat's feed), 4404 (unknown game), 4429 (``too_many_feeds``: this address has as many feeds open as
@@ -38,7 +48,9 @@ from services.gateway.errors import ApiError
 from services.gateway.fanout import FeedHub, Subscription
 from services.gateway.games import History, Position
 from services.gateway.models import MAX_VERSION
+from services.gateway.narration import narrate, plugin_of, turn
 from services.gateway.service import Gateway
+from services.rules.contract import GamePlugin
 
 router = APIRouter()
 
@@ -178,7 +190,8 @@ async def _push(
         pos, items = await gw.history_async(game_id, after, reads=hub.r)
     if after > pos.version:
         raise ApiError(400, E.BAD_REQUEST, f"after={after} is beyond the game's last version {pos.version}")
-    last = await _send(gw, websocket, pos, items, seat, after)
+    turns = _Turns(plugin_of(pos), seat)
+    last = await _send(gw, websocket, pos, items, seat, after, turns)
     while not (pos.over and last >= pos.version):
         pos, item = await sub.queue.get()
         version = item[0]
@@ -189,15 +202,56 @@ async def _push(
                 pos, items = await gw.history_async(game_id, last, reads=hub.r)
         else:
             items = [item]
-        last = await _send(gw, websocket, pos, items, seat, last)
+        last = await _send(gw, websocket, pos, items, seat, last, turns)
     result = pos.info.decider.result(pos.state)
     await websocket.send_json({"kind": "over", "version": last, "result": result})
     await websocket.close(1000)
 
 
-async def _send(gw: Gateway, websocket: WebSocket, pos: Position, items: History, seat: int | None, last: int) -> int:
-    """Send the events of ``items`` after ``last`` as ``seat`` sees them; returns the last version sent."""
-    for shown in gw.seat_events(pos, [item for item in items if item[0] > last], seat):
-        await websocket.send_json({"kind": "event", "version": shown.version, "event": shown.event})
-        last = shown.version
+class _Turns:
+    """The "your turn" messages of one seat's feed: one whenever the feed has caught up with the game and the
+    game waits for the seat, unless it says just what the last one said (the seat still awaited, e.g. while
+    others vote)."""
+
+    def __init__(self, plugin: GamePlugin, seat: int | None) -> None:
+        self.plugin = plugin
+        self.seat = seat
+        self.last: tuple[Any, ...] | None = None
+
+    def due(self, pos: Position, last: int) -> dict[str, Any] | None:
+        """The turn message to send now that the feed has sent every event up to ``last`` (None: none)."""
+        if self.seat is None or last != pos.version:
+            return None
+        message = turn(self.plugin, pos.state, last, self.seat)
+        if message is None:
+            self.last = None
+            return None
+        said = (message["prompt"], tuple(c["label"] for c in message["legal"]))
+        if said == self.last:
+            return None
+        self.last = said
+        return message
+
+
+async def _send(
+    gw: Gateway,
+    websocket: WebSocket,
+    pos: Position,
+    items: History,
+    seat: int | None,
+    last: int,
+    turns: _Turns,
+) -> int:
+    """Send the events of ``items`` after ``last`` as ``seat`` sees them, each with its narration, then the seat's
+    turn message if the game waits for it; returns the last version sent."""
+    fresh = [item for item in items if item[0] > last]
+    shown = gw.seat_events(pos, fresh, seat)
+    for told in narrate(turns.plugin, pos, fresh, seat, [e.event for e in shown]):
+        await websocket.send_json(
+            {"kind": "event", "version": told.version, "event": told.event, "text": told.text, "quiet": told.quiet}
+        )
+        last = told.version
+    message = turns.due(pos, last)
+    if message is not None:
+        await websocket.send_json(message)
     return last

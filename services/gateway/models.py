@@ -197,27 +197,101 @@ class SeatView(BaseModel):
     result: dict[str, Any] | None
 
 
+class NarratedEvent(SeatEvent):
+    """An event as a seat may see it, with its narration: ``text`` is the event in plain words as that seat may
+    know it (None when the event is withheld); ``quiet`` marks an event a move-by-move narration may skip (it
+    only moves the game along, e.g. a request for the next decision)."""
+
+    text: str | None = None
+    quiet: bool = False
+
+
+class MenuGroup(BaseModel):
+    """A group of a menu of legal commands: its title (levels separated by `` > ``) and the indexes of its
+    commands in ``legal``."""
+
+    title: str
+    indexes: list[int]
+
+
+class Turn(BaseModel):
+    """The game waits for this seat: what it is asked and where (``prompt``, also as ``text``), every legal
+    command with its label, and the game's grouping of them for menus."""
+
+    kind: Literal["turn"] = "turn"
+    version: int
+    seat: int
+    prompt: str
+    text: str
+    legal: list[LegalCommand]
+    groups: list[MenuGroup]
+
+
 class SeatEvents(BaseModel):
-    """A seat's events after a version."""
+    """A seat's events after a version, each with its narration; ``turn`` when the game now waits for the seat
+    (its own events route only)."""
 
     game_id: str
     seat: int | None
     version: int
     over: bool
-    events: list[SeatEvent]
+    events: list[NarratedEvent]
+    turn: Turn | None = None
+
+
+MIN_CHAT_CHARS = 300
+MAX_CHAT_CHARS = 65536
+DEFAULT_CHAT_CHARS = 2000
+"""A chat message's size limit (characters): 2,000 by default, within common platforms' limits."""
 
 
 class ChatRequest(_Request):
-    """One line of chat: empty, ``board`` or ``help`` shows the board and menu; a number or phrase picks a move."""
+    """One line of chat: empty, ``board`` or ``help`` shows the board and menu; ``more`` and ``back`` page the
+    menu; a group's key opens it; a number or phrase picks a move."""
 
     text: str = Field(max_length=500)
     version: Version | None = Field(
         default=None, description="the version of the menu the text refers to (refused if the game moved)"
     )
+    since: Version | None = Field(
+        default=None,
+        description="the version this seat last saw: the reply narrates what happened after it (default: what "
+        "the gateway remembers from this seat's last chat message)",
+    )
+    max_chars: int | None = Field(
+        default=None,
+        ge=MIN_CHAT_CHARS,
+        le=MAX_CHAT_CHARS,
+        description=f"the longest message the chat platform takes (default {DEFAULT_CHAT_CHARS}, or the query's)",
+    )
+
+
+class ListingEntry(BaseModel):
+    """One line of a menu listing: a move (``number``), a group (``key``, ``title``, ``count``) or a heading."""
+
+    text: str
+    number: int | None = None
+    key: str | None = None
+    title: str | None = None
+    count: int | None = None
+
+
+class Listing(BaseModel):
+    """The part of the menu a reply shows: group ``key`` ("" the top), page ``page`` (from 0) of ``pages``."""
+
+    key: str
+    page: int
+    pages: int
+    entries: list[ListingEntry]
 
 
 class ChatReply(BaseModel):
-    """The board as text for the seat, its numbered menu of legal moves, and what the line did."""
+    """The board as text for the seat, its numbered menu of legal moves, and what the line did.
+
+    ``messages`` is the whole reply as chat messages of at most ``max_chars`` characters each, in order: what
+    happened since the seat's last message (``narration``), its own move (``result``), the board, and the
+    menu listing (or the prompt and a page of it). ``menu`` lists every move, numbered in menu order.
+    """
 
     game_id: str
     seat: int
@@ -226,3 +300,9 @@ class ChatReply(BaseModel):
     board: str
     menu: list[str]
     result: dict[str, Any] | None
+    since: int = Field(description="the narration tells what happened after this version")
+    narration: list[str] = Field(description="what the others did since then, as lines (not this seat's move)")
+    prompt: str | None = Field(description="what the game asks this seat now, and where (None: not its turn)")
+    listing: Listing
+    messages: list[str]
+    max_chars: int

@@ -17,19 +17,21 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
-from starlette.concurrency import run_in_threadpool
 
 from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
 from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
-from services.gateway import chat as chat_mod
+from services.gateway import chatting
 from services.gateway import errors as E
 from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
-from services.gateway.games import Position, describe, label_of
+from services.gateway.games import History, Position
 from services.gateway.models import (
+    DEFAULT_CHAT_CHARS,
+    MAX_CHAT_CHARS,
     MAX_VERSION,
+    MIN_CHAT_CHARS,
     ChatReply,
     ChatRequest,
     CommandRequest,
@@ -37,11 +39,15 @@ from services.gateway.models import (
     CreatedGame,
     CreateGameRequest,
     GameSummary,
+    NarratedEvent,
     Seat,
     SeatEvents,
     SeatView,
+    Turn,
 )
+from services.gateway.narration import narrate, plugin_of, turn
 from services.gateway.service import Gateway, rejection_error
+from services.rules.contract import GamePlugin
 from services.rules.registry import game_names
 
 
@@ -213,9 +219,12 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
     gw = _gw(request)
     seat_of(gw.info_sync(game_id), _token(request), seat)
     pos, items = gw.history(game_id, after)
+    plugin = plugin_of(pos)
+    message = turn(plugin, pos.state, pos.version, seat)
     return SeatEvents(
-        game_id=game_id, seat=seat, version=pos.version, over=pos.over, events=gw.seat_events(pos, items, seat)
-    )
+        game_id=game_id, seat=seat, version=pos.version, over=pos.over,
+        events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
+    )  # fmt: skip
 
 
 @router.get("/games/{game_id}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
@@ -224,78 +233,38 @@ def spectator_events(request: Request, game_id: str = GameId, after: int = After
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
     return SeatEvents(
-        game_id=game_id, seat=None, version=pos.version, over=pos.over, events=gw.seat_events(pos, items, None)
-    )
+        game_id=game_id, seat=None, version=pos.version, over=pos.over,
+        events=_narrated(gw, plugin_of(pos), pos, items, None),
+    )  # fmt: skip
+
+
+def _narrated(gw: Gateway, plugin: GamePlugin, pos: Position, items: History, seat: int | None) -> list[NarratedEvent]:
+    """Events as ``seat`` may see them, each with its narration."""
+    shown = [e.event for e in gw.seat_events(pos, items, seat)]
+    return [
+        NarratedEvent(version=n.version, event=n.event, text=n.text, quiet=n.quiet)
+        for n in narrate(plugin, pos, items, seat, shown)
+    ]
 
 
 # --- chat -------------------------------------------------------------------------------------------------
 @router.post("/games/{game_id}/chat", response_model=ChatReply, responses=ERRORS, tags=["chat"])
-async def chat(body: ChatRequest, request: Request, game_id: str = GameId) -> ChatReply:
-    """One line of text from a seat: the board as text, a numbered menu of legal moves; a number or phrase plays.
+async def chat(
+    body: ChatRequest,
+    request: Request,
+    game_id: str = GameId,
+    max_chars: int | None = Query(
+        None, ge=MIN_CHAT_CHARS, le=MAX_CHAT_CHARS, description="the longest message the chat platform takes"
+    ),
+) -> ChatReply:
+    """One line of text from a seat: what happened since its last message, the board as text, and its menu of
+    legal moves, grouped and paged to fit ``max_chars`` (default 2,000); a number or a phrase plays a move.
 
-    ``result`` is None when the line only looked; else the accepted move (``label``, ``version``, ``events``
-    in plain words).
+    ``result`` is None when the line only looked or paged; else the accepted move (``label``, ``version``,
+    ``events`` in plain words). ``messages`` is the reply as chat messages, each at most ``max_chars`` long.
     """
-    gw = _gw(request)
-    info = await gw.info(game_id)
-    token = _token(request)
-    seat = seat_of(info, token)
-    assert token is not None
-    pos = await gw.position_async(game_id)
-    decider = info.decider
-    commands = [] if pos.over else decider.legal_commands(pos.state, seat)
-    labels = [label_of(decider, c, pos.state) for c in commands]
-    if (
-        body.version is not None
-        and body.version != pos.version
-        and body.text.strip().lower() not in chat_mod.SHOW_WORDS
-    ):
-        board = await run_in_threadpool(_board_text, gw, pos, seat)
-        raise ApiError(
-            409, E.MENU_CHANGED, f"the game moved on to version {pos.version}; pick from the new menu",
-            version=pos.version, board=board, menu=chat_mod.menu(labels),
-        )  # fmt: skip
-    try:
-        index = chat_mod.pick(body.text, labels)
-    except chat_mod.ChatError as exc:
-        raise ApiError(
-            409 if exc.code == E.AMBIGUOUS else 422, exc.code, exc.message, candidates=exc.candidates
-        ) from None
-    result = None
-    if index is not None:
-        env = gw.envelope(info, seat, token, commands[index].to_dict(), pos.version, None)
-        outcome = await gw.execute(env, fresh=True)
-        done = await gw.result(outcome, seat)
-        result = {
-            "status": "accepted",
-            "label": labels[index],
-            "version": done.version,
-            "events": [_event_line(gw, info, e.event) for e in done.events],
-        }
-        pos = await gw.position_async(game_id)
-        commands = [] if pos.over else decider.legal_commands(pos.state, seat)
-        labels = [label_of(decider, c, pos.state) for c in commands]
-    board = await run_in_threadpool(_board_text, gw, pos, seat)
-    return ChatReply(
-        game_id=game_id, seat=seat, version=pos.version, over=pos.over, board=board, menu=chat_mod.menu(labels),
-        result=result,
-    )  # fmt: skip
-
-
-def _event_line(gw: Gateway, info: Any, data: dict[str, Any] | None) -> str:
-    if data is None:
-        return "(hidden)"
-    if data.get("redacted"):
-        return str(data.get("summary") or data.get("type", "event"))
-    return describe(info.decider, info.decider.parse_event(data), info.players)
-
-
-def _board_text(gw: Gateway, pos: Position, seat: int | None) -> str:
-    """The board as text for ``seat``: the game's own text rendering, else the read model's."""
-    render = getattr(pos.info.decider, "render_text", None)
-    if render is not None:
-        return str(render(pos.state, seat))
-    return str(_read(gw, "board_text", pos.info.game_id, pos.version, seat))
+    limit = body.max_chars or max_chars or DEFAULT_CHAT_CHARS
+    return await chatting.reply(_gw(request), game_id, _token(request), body, limit)
 
 
 # --- read models ------------------------------------------------------------------------------------------

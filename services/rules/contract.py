@@ -241,6 +241,28 @@ class Presenter(Generic[State]):
         rulings = ", ".join(getattr(event, "rulings", ()) or ()) or "none"
         return f"{self.describe(event, players)} [rulings: {rulings}]"
 
+    def narrate(self, event: Event, seat: int | None, state: State, players: Sequence[str] = ()) -> str | None:
+        """``event`` in plain words as ``seat`` (None: a spectator) may know it at ``state`` (the reader's moment,
+        as in :meth:`redact`); None when :meth:`redact` withholds it. A narration never tells what ``redact``
+        masks: the default describes the event only when ``redact`` shows it whole, and a masked one by the
+        ``summary`` ``redact`` gave it, else by its type alone. A game whose :meth:`describe` never tells a
+        secret overrides this to describe masked events in full words."""
+        shown = self.redact(event, seat, state)
+        if shown is None:
+            return None
+        if shown == self.rules.encode_event(event):
+            return self.describe(event, players)
+        summary = shown.get("summary")
+        return summary if isinstance(summary, str) and summary else f"{shown.get('type', 'Event')} (details hidden)"
+
+    def prompt(self, state: State, seat: int) -> str | None:
+        """What the game asks ``seat`` now and where, in a sentence addressed to that seat ("Break the tie for
+        the elector seat of Köln ..."); None when the game does not wait for ``seat``. The default says only
+        that it is the seat's turn."""
+        if seat not in self.rules.awaited(state):
+            return None
+        return "Your turn: choose one of your legal commands."
+
     def label(self, command: Command, state: State | None = None) -> str:
         """A short readable label of a legal command (buttons, menus)."""
         data = self.rules.encode_command(command)

@@ -3,7 +3,8 @@
 A game declares its secrets (``Presenter.secrets``: what some seat alone may know now, with how it would show);
 the suite reads everything the presenter gives each reader at each moment of seeded random games, with the
 table options switched on too: the view, the replay view, the text and SVG boards, the labels of its legal
-commands, the event just recorded as redacted for it, and the scoreboard (public). A game without secrets
+commands and their menu groups, its prompt, the event just recorded as redacted and as narrated for it, and the
+scoreboard (public). A game without secrets
 passes trivially; the Shadow suite checks that its secrets are really met (tests/rules/).
 """
 
@@ -41,7 +42,9 @@ def test_given_random_games_when_each_reader_is_shown_the_game_then_no_other_sea
             for reader in readers:
                 shown = presenter.redact(event, reader, state)
                 assert shown is None or isinstance(shown, dict)
-                problems = leaks([shown], [], secrets, reader)
+                told = presenter.narrate(event, reader, state, played.players)
+                assert (told is None) == (shown is None), (event.type, reader, told)
+                problems = leaks([shown], [told or ""], secrets, reader)
                 assert not problems, (event.type, reader, problems)
         # Everything shown of each position at rest (after each command), and the replay of it made then
         for step in played.steps:
@@ -56,6 +59,8 @@ def test_given_random_games_when_each_reader_is_shown_the_game_then_no_other_sea
                     presenter.render_text(state, reader),
                     presenter.render_svg(state, reader),
                     *(presenter.label(c, state) for c in legal),
+                    *([presenter.prompt(state, reader) or ""] if reader is not None else []),
+                    *(title for title, _ in presenter.menu_groups(legal, state)),
                 ]
                 if reader is None:
                     outputs.append(presenter.scoreboard(state))

@@ -1,14 +1,28 @@
-"""The chat surface: one line of text in, the board as text and a numbered menu of legal moves out."""
+"""The chat surface: one line of text in; what happened since the seat's last message, the board as text and a
+menu of legal moves, grouped and paged under a size limit, out."""
 
 from __future__ import annotations
 
 import random
+import re
 import time
+from typing import Any
 
+import httpx
 import pytest
 
-from services.gateway.chat import ChatError, menu, pick
+import tests.service.toy_game
+from services.gateway.chat import ChatError, Choice, interpret, menu, normalize, pick
+from services.gateway.chatmenu import Menu
+from services.gateway.narration import groups_of, type_title
+from services.rules.contract import GamePlugin, Presenter
+from services.rules.registry import get_game
+from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve  # noqa: F401 - fixture
+from tests.gateway.folding import folded
+
+SHADOW = get_game("shadow")
+BARRACKS = get_game("barracks")
 
 LABELS = [
     "Place an empire city in Mainz",
@@ -163,3 +177,245 @@ def test_a_person_chats_a_whole_game_against_a_bot_seat(redis_url: str) -> None:
         assert summary["over"] is True and summary["result"]["winners"]
     finally:
         served.close()
+
+
+# --- accents, groups and pages (no server) ------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["koln", "KOLN", "Köln", "KÖLN", "empire city koln", "köln"])
+def test_a_phrase_ignores_accents_and_case(text: str) -> None:
+    assert pick(text, LABELS) == 1
+
+
+def test_normalize_drops_accents_and_folds_case() -> None:
+    assert normalize("  Köln\u2019s  PRIVILEGE ") == "koln's privilege"
+    assert normalize("Straße") == "strasse"
+
+
+def _phase_iv(min_moves: int = 80) -> tuple[Any, int, list[Any]]:
+    """A Shadow position in phase IV where the awaited seat has at least ``min_moves`` legal commands."""
+    rules = SHADOW.rules
+    for seed in range(1, 50):
+        rng = random.Random(seed)
+        state = rules.fold(rules.start(["Ann", "Bob", "Cid", "Dee"], {}, seed))
+        while not rules.is_over(state) and state.round == 1:
+            seat = rules.awaited(state)[0]
+            legal = rules.legal_commands(state, seat)
+            if state.phase == 4 and len(legal) >= min_moves:
+                return state, seat, legal
+            _, state = rules.execute(state, rng.choice(legal))
+    raise AssertionError("no big phase IV menu found")
+
+
+def _walk(menu: Menu, key: str, max_chars: int) -> list[int]:
+    """Every move number a reader reaches from group ``key`` by opening groups and paging with "more"."""
+    numbers: list[int] = []
+    page, pages = 0, 1
+    while page < pages:
+        shown = menu.page(key, page, max_chars, "Round 1, phase IV Actions. Your turn: take an action.")
+        assert len(shown.text) <= max_chars, shown.text
+        pages = shown.pages
+        for entry in shown.entries:
+            if entry.number is not None:
+                numbers.append(entry.number)
+            elif entry.key is not None:
+                numbers.extend(_walk(menu, entry.key, max_chars))
+        page += 1
+    return numbers
+
+
+def _biggest_barracks_menu() -> tuple[Any, list[Any]]:
+    """A Barracks position (2 players) where the awaited seat has the longest legal list of a seeded game."""
+    rules = BARRACKS.rules
+    rng = random.Random(5)
+    state = rules.fold(rules.start(["Ann", "Bob"], {}, 5))
+    best: tuple[Any, list[Any]] = (state, [])
+    while not rules.is_over(state):
+        (seat,) = rules.awaited(state)
+        legal = rules.legal_commands(state, seat)
+        if len(legal) > len(best[1]):
+            best = (state, legal)
+        _, state = rules.execute(state, rules.sample_legal(state, seat, rng))
+    return best
+
+
+@pytest.mark.parametrize("max_chars", [300, 2000])
+def test_a_long_barracks_menu_is_grouped_and_paged_under_the_limit_and_every_move_is_reachable(max_chars: int) -> None:
+    state, legal = _biggest_barracks_menu()
+    labels = [BARRACKS.presenter.label(c, state) for c in legal]
+    menu = Menu(labels, BARRACKS.presenter.menu_groups(legal, state))
+    assert len("\n".join(menu.lines())) > 2000
+    assert sorted(_walk(menu, "", max_chars)) == list(range(1, len(legal) + 1))
+
+
+@pytest.mark.parametrize("max_chars", [300, 700, 2000, 4096])
+def test_a_phase_iv_menu_is_grouped_and_paged_under_the_limit_and_every_move_is_reachable(max_chars: int) -> None:
+    # Given a phase IV turn whose numbered menu is far over the limit
+    state, _, legal = _phase_iv()
+    labels = [SHADOW.presenter.label(c, state) for c in legal]
+    menu = Menu(labels, SHADOW.presenter.menu_groups(legal, state))
+    assert len("\n".join(menu.lines())) > 4096
+    # When a reader opens every group and pages through every listing
+    reached = _walk(menu, "", max_chars)
+    # Then every message fitted, and every move was reached exactly once, numbered in menu order
+    assert sorted(reached) == list(range(1, len(legal) + 1))
+    assert sorted(menu.order) == list(range(len(legal)))
+    top = menu.page("", 0, max_chars)
+    assert any(e.key for e in top.entries), "the top lists groups"
+    # And a group is opened by its key or by its title's words, accents ignored
+    permit = next(g for g in menu.groups() if g.title == "Permit")
+    assert interpret(permit.key.lower(), menu) == Choice("open", key=permit.key)
+    assert interpret("permit", menu) == Choice("open", key=permit.key)
+    koeln = next((g for g in menu.groups() if g.path == "Permit > Köln"), None)
+    if koeln is not None:
+        assert interpret("PERMIT koln", menu) == Choice("open", key=koeln.key)
+
+
+def test_the_contract_default_groups_a_menu_by_command_type() -> None:
+    # Given a game whose presenter keeps the contract's one-group menu (Shadow's rules behind a plain Presenter)
+    plain = GamePlugin(rules=SHADOW.rules, presenter=Presenter(SHADOW.rules))
+    state, _, legal = _phase_iv()
+    groups = groups_of(plain, legal, state)
+    # Then the menu groups them by command type, covering each command once, in the game's order within a type
+    assert sorted(i for _, part in groups for i in part) == list(range(len(legal)))
+    assert [title for title, _ in groups] == list(dict.fromkeys(type_title(c.type) for c in legal))
+    assert all(part == sorted(part) and {legal[i].type for i in part} == {legal[part[0]].type} for _, part in groups)
+    assert "Buy permit" in dict(groups)
+    # And a game with one kind of command keeps its one group (toy21)
+    toy = get_game(tests.service.toy_game.NAME)
+    state = toy.rules.fold(toy.rules.start(["A", "B"], {}, 1))
+    legal = toy.rules.legal_commands(state, toy.rules.awaited(state)[0])
+    assert groups_of(toy, legal, state) == [("Commands", list(range(len(legal))))]
+
+
+# --- the conversation, through the gateway -----------------------------------------------------------------
+def _chat(http: httpx.Client, gid: str, text: str, **fields: Any) -> dict[str, Any]:
+    r = http.post(f"/games/{gid}/chat", json={"text": text, **fields})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert all(len(m) <= body["max_chars"] for m in body["messages"]), body["messages"]
+    return body
+
+
+@pytest.mark.redis
+def test_a_phrase_without_accents_plays_the_move_with_them(gateway: Served) -> None:
+    # Given a new game whose first move is the Emperor's empire city, Köln among the choices
+    created = new_game(gateway, seed=81)
+    gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    with gateway.http() as http:
+        seat = http.get(f"/games/{gid}").json()["awaiting"][0]
+    with gateway.http(tokens[seat]) as http:
+        # When the seat types the city without its accent, in capitals
+        played = _chat(http, gid, "EMPIRE CITY KOLN")
+    # Then the Köln move is played
+    assert played["result"]["label"] == "Place an empire city in Köln"
+    assert any("Köln" in line for line in played["result"]["events"])
+
+
+@pytest.mark.redis
+def test_a_chat_reply_narrates_what_the_others_did_since_the_seats_last_message(gateway: Served) -> None:
+    # Given a new game, and seat 1 (not the first to play) looking at its chat once
+    created = new_game(gateway, seed=82)
+    gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    with gateway.http(tokens[1]) as seat1:
+        first = _chat(seat1, gid, "board")
+        assert first["since"] <= first["version"]
+        # When the other seats play until seat 1 is awaited, through their own chats
+        moves = 0
+        while True:
+            with gateway.http() as http:
+                awaited = http.get(f"/games/{gid}").json()["awaiting"]
+            if 1 in awaited:
+                break
+            with gateway.http(tokens[awaited[0]]) as other:
+                _chat(other, gid, "1")
+            moves += 1
+        assert moves >= 1
+        # Then seat 1's next message narrates their moves in words, since the version it last saw
+        told = _chat(seat1, gid, "menu")
+        assert told["since"] == first["version"] and told["narration"]
+        names = [p for i, p in enumerate(created["players"]) if i != 1]
+        assert all(any(name in line for name in names) for line in told["narration"]), told["narration"]
+        assert told["messages"][0].startswith("Since your last message:")
+        assert told["prompt"] and told["prompt"] in told["messages"][-1]
+        # And once told, a new message narrates nothing again
+        again = _chat(seat1, gid, "menu")
+        assert again["since"] == told["version"] and again["narration"] == []
+        # And the client may ask for everything since a version of its own choosing
+        since = _chat(seat1, gid, "menu", since=0)
+        assert since["since"] == 0 and len(since["narration"]) >= len(told["narration"])
+        # When seat 1 plays, then its own move is in result, not in the narration
+        played = _chat(seat1, gid, "1")
+        assert played["result"]["status"] == "accepted" and played["result"]["events"]
+        assert not set(played["result"]["events"]) & set(played["narration"])
+
+
+@pytest.mark.redis
+def test_a_phase_iv_chat_menu_fits_the_limit_and_pages_with_more(gateway: Served) -> None:
+    # Given a game played through HTTP to a phase IV turn with a long menu
+    created = new_game(gateway, seed=83)
+    gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+
+    def big_menu(_: Any) -> bool:
+        state = folded(gateway, gid)
+        awaited = SHADOW.rules.awaited(state)
+        return state.phase == 4 and len(SHADOW.rules.legal_commands(state, awaited[0])) >= 40
+
+    play_http(gateway, created, seed=7, until=big_menu)
+    with gateway.http() as http:
+        seat = http.get(f"/games/{gid}").json()["awaiting"][0]
+    with gateway.http(tokens[seat]) as http:
+        # When the seat asks for its menu with a limit of 300 characters a message
+        top = _chat(http, gid, "menu", max_chars=300)
+        # Then no message is longer, the full numbered menu would not fit, and the top lists groups
+        assert len("\n".join(top["menu"])) > 2000
+        groups = [e for e in top["listing"]["entries"] if e["key"]]
+        assert groups and top["listing"]["key"] == ""
+        # When it opens the biggest group (the limit as a query parameter this time), and in it the biggest of
+        # its own groups if it has some, and pages through that one with "more"
+        r = http.post(f"/games/{gid}/chat", params={"max_chars": 300}, json={"text": groups[0]["key"].lower()})
+        assert r.status_code == 200, r.text
+        page = r.json()
+        while inner := [e for e in page["listing"]["entries"] if e["key"]]:
+            page = _chat(http, gid, max(inner, key=lambda e: e["count"])["key"], max_chars=300)
+        group = page["listing"]["key"]
+        title = re.search(rf"\(group {re.escape(group)}, (\d+) moves?\):", page["messages"][-1])
+        assert title is not None, page["messages"][-1]
+        count = int(title.group(1))
+        shown = [e["number"] for e in page["listing"]["entries"] if e["number"]]
+        while page["listing"]["page"] + 1 < page["listing"]["pages"]:
+            page = _chat(http, gid, "more", max_chars=300)
+            assert page["listing"]["key"] == group and page["result"] is None
+            shown += [e["number"] for e in page["listing"]["entries"] if e["number"]]
+        # Then every move of the group was shown, once, each page within the limit
+        assert len(shown) == len(set(shown)) == count
+        # And "more" past the last page says so; "back" returns to the listing above
+        last = _chat(http, gid, "more", max_chars=300)
+        assert last["listing"]["key"] == group and "That was the last page." in last["messages"][-1]
+        up = _chat(http, gid, "back", max_chars=300)
+        assert group.startswith(up["listing"]["key"]) and up["listing"]["key"] != group
+        # And with the default limit the top of the menu is one message of at most 2,000 characters
+        default = _chat(http, gid, "menu")
+        assert default["max_chars"] == 2000 and len(default["messages"][-1]) <= 2000
+
+
+@pytest.mark.redis
+def test_a_number_typed_after_the_moves_changed_is_refused_once_with_the_new_menu(gateway: Served) -> None:
+    # Given seat 0 (the first Emperor) that saw its menu and played from it
+    created = new_game(gateway, seed=84)
+    gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    with gateway.http(tokens[0]) as http:
+        seen = _chat(http, gid, "menu")
+        assert seen["menu"]
+        _chat(http, gid, "1")
+        # When the others play until seat 0 has moves again
+        while True:
+            with gateway.http() as public:
+                awaited = public.get(f"/games/{gid}").json()["awaiting"]
+            if 0 in awaited:
+                break
+            with gateway.http(tokens[awaited[0]]) as other:
+                _chat(other, gid, "1")
+        # Then a bare number (no version) is refused: the moves it was shown are not the moves on offer
+        err = error_of(http.post(f"/games/{gid}/chat", json={"text": "1"}), 409, "menu_changed")
+        assert err["menu"]
+        # And the same number, now that the new menu was shown, plays
+        assert _chat(http, gid, "1")["result"]["label"] == err["menu"][0].split(". ", 1)[1]

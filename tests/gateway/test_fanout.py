@@ -136,3 +136,26 @@ def test_feeds_are_capped_per_address_and_in_total(redis_url: str) -> None:  # n
         hub.subscribe("g3", "1.1.1.1")
 
     asyncio.run(scenario())
+
+
+def test_an_idle_read_of_the_hub_ends_before_its_clients_socket_timeout(redis_url: str) -> None:  # noqa: F811 - the imported fixture
+    async def scenario() -> None:
+        # Given a hub on a client whose socket times out after 1.5 s, and a subscriber of a quiet game
+        layout = Layout(prefix=f"hub{uuid.uuid4().hex[:8]}", shards=2)
+        r = aredis.Redis.from_url(redis_url, socket_timeout=1.5)
+        store = _Store(r, layout)
+        hub = FeedHub(r, layout, store.history)
+        errors: list[str] = []
+        hub.log = type("Log", (), {"warning": lambda self, event, **kw: errors.append(event)})()
+        sub = hub.subscribe("quiet", "10.0.0.1")
+        await hub.ready()
+        # When nothing happens for longer than the socket timeout
+        await asyncio.sleep(2.0)
+        # Then no read of the reader timed out, and the next event arrives
+        await store.commit("quiet")
+        assert await _queued(sub.queue, 1) == [1]
+        assert errors == [] and hub.block_ms < 1500
+        await hub.aclose()
+        await r.aclose()
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))

@@ -59,8 +59,9 @@ def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> N
             messages = []
             while not messages or messages[-1]["kind"] != "over":
                 messages.append(orjson.loads(ws.recv(timeout=10)))
-    # Then the feed carried every event live, and the end
-    assert [m["version"] for m in messages[:-1]] == list(range(1, summary["version"] + 1))
+    # Then the feed carried every event live, seat 1's turns, and the end
+    assert [m["version"] for m in messages if m["kind"] == "event"] == list(range(1, summary["version"] + 1))
+    assert {m["kind"] for m in messages[:-1]} == {"event", "turn"}
     assert messages[-1]["result"] == summary["result"]
     assert summary["result"]["winner"] == seat and summary["result"]["winners"] == [seat]
     assert summary["result"]["total"] == 21

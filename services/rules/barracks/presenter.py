@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from services.rules.barracks import board_svg, boards, menus, words
+from services.rules.barracks import board_svg, boards, menus, prompts, words
 from services.rules.barracks import facts as F
 from services.rules.barracks.decide import awaited
 from services.rules.barracks.legality import forum_allowed
@@ -131,6 +131,11 @@ class BarracksPresenter(Presenter[Game]):
     def explain_event(self, event: Any, players: Sequence[str] = ()) -> str:
         """Why it happened, with the deciding inputs and the rulings cited (never a secret)."""
         return words.explain(F.as_core(event), players)
+
+    def prompt(self, state: Game | None, seat: int) -> str | None:
+        """What ``seat`` is asked now and where (its turn's action, the order of surrounded Emperors, the card to
+        keep, the Forum pick, a rival claimant's space); None when the game does not wait for it."""
+        return prompts.prompt(state, seat)
 
     def label(self, command: Any, state: Game | None = None) -> str:
         """A short label of a command: the card, the space by name and where it lies, what the ability does."""

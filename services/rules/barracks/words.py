@@ -164,13 +164,13 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
 def _decision(e: Any, p: Sequence[str]) -> str:
     who = _who(e.seat, p)
     if e.decision == "order":
-        return f"{who} chooses which surrounded Emperor resolves next: {_emperors(e.emperors)}."
+        return f"{who} chooses which surrounded Emperor on the board resolves next: {_emperors(e.emperors)}."
     if e.decision == "keep":
-        return f"{who} chooses the card to keep."
+        return f"{who} chooses which of the cards Frumentarii showed from the top of the draw deck to keep."
     if e.decision == "pick":
         limit = {0: "any card", 1: "the leftmost card"}.get(e.allowed, f"one of the {e.allowed} leftmost cards")
-        return f"{who} takes a Forum card: {limit}."
-    return f"{who} chooses where the rival claimant's {card_words(e.card)} goes."
+        return f"{who} takes a card from the Forum: {limit}."
+    return f"{who} chooses where on the board the rival claimant's {card_words(e.card)} goes."
 
 
 def _ended(e: Any, p: Sequence[str]) -> str:

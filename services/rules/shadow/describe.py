@@ -7,6 +7,9 @@ from typing import Any
 
 from events.base import Event
 from events.shadow import events as ev
+from services.rules.shadow.names import electorate_name as _e
+from services.rules.shadow.names import space_name as _sp
+from services.rules.shadow.prompts import waiting
 
 PHASES = {
     1: "I Income",
@@ -32,28 +35,6 @@ CARD_NAMES = {
     "rival": "Rival",
     "gray_eminence": "Gray eminence",
 }
-DECISIONS = {
-    "setup_empire_city": "place the first empire city",
-    "setup_elector": "place a Baron aged 45 as an elector",
-    "setup_aristocrat": "place an aristocrat",
-    "setup_knight": "place a knight",
-    "replace_emperor": "choose a new Emperor tile",
-    "place_son": "place the son",
-    "daughter": "offer the daughter or send her to the convent",
-    "marriage_answer": "answer a marriage offer",
-    "actions": "take an action or pass",
-    "gray_eminence": "place the Gray eminence Baron or decline",
-    "break_tie": "break a tie for an elector seat",
-    "choose_elector": "choose the new elector",
-    "place_displaced": "place the displaced elector",
-    "aim_church_influence": "aim Church influence",
-    "aim_excommunication": "aim Excommunication",
-    "vote": "vote in secret",
-    "choose_throne": "choose the tile for the throne",
-    "place_dethroned": "place the dethroned Emperor",
-    "emperor_place_city": "place an empire city",
-    "emperor_move_city": "move an empire city",
-}
 
 
 def _tile(couple: bool) -> str:
@@ -62,6 +43,8 @@ def _tile(couple: bool) -> str:
 
 def describe(event: Event, players: Sequence[str]) -> str:
     """One sentence for one event."""
+    if event.type == "DecisionRequested":  # type: ignore[attr-defined]
+        return waiting(event.prompt, players)  # type: ignore[attr-defined]
     fn = _TEXT.get(event.type)  # type: ignore[attr-defined]
     text = fn(event, lambda i: players[i] if i is not None and 0 <= i < len(players) else "nobody") if fn else ""
     return text or event.type  # type: ignore[attr-defined]
@@ -81,12 +64,7 @@ def _votes(e: ev.VotesRevealed, p: Callable[[int], str]) -> str:
 
 _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "GameStarted": lambda e, p: f"A game starts: {', '.join(e.players)}; {p(e.emperor)} is the first Emperor.",
-    "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(e.electorates)}.",
-    "DecisionRequested": lambda e, p: (
-        f"Waiting for {', '.join(p(s) for s in e.prompt.seats)} to {DECISIONS[e.prompt.decision]}"
-        + (f" in {e.prompt.electorate}" if e.prompt.electorate else "")
-        + "."
-    ),
+    "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(_e(k) for k in e.electorates)}.",
     "PhaseStarted": lambda e, p: f"Round {e.round}, phase {PHASES[e.phase]}.",
     "GameEnded": lambda e, p: (
         f"The game ends. Scores: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.scores))}. "
@@ -94,28 +72,30 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
         + ", ".join(p(w) for w in e.winners)
         + "."
     ),
-    "EmpireCityPlaced": lambda e, p: f"{p(e.seat)} places an empire city on {e.space}.",
-    "EmpireCityMoved": lambda e, p: f"{p(e.seat)} moves an empire city from {e.from_space} to {e.to_space}.",
+    "EmpireCityPlaced": lambda e, p: f"{p(e.seat)} places an empire city on {_sp(e.space)}.",
+    "EmpireCityMoved": lambda e, p: f"{p(e.seat)} moves an empire city from {_sp(e.from_space)} to {_sp(e.to_space)}.",
     "AristocratPlaced": lambda e, p: (
-        f"{p(e.owner)} places a {_tile(e.couple)} aged {e.age} on {e.space} ({e.reason.replace('_', ' ')})."
+        f"{p(e.owner)} places a {_tile(e.couple)} aged {e.age} on {_sp(e.space)} ({e.reason.replace('_', ' ')})."
     ),
     "AristocratMoved": lambda e, p: (
-        f"{p(e.owner)}'s aristocrat moves from {e.from_space} to {e.to_space} ({e.reason.replace('_', ' ')})."
+        f"{p(e.owner)}'s aristocrat moves from {_sp(e.from_space)} to {_sp(e.to_space)} ({e.reason.replace('_', ' ')})."
     ),
-    "AristocratReturned": lambda e, p: f"{p(e.owner)}'s aristocrat on {e.space} goes back to supply ({e.reason}).",
-    "AristocratDied": lambda e, p: f"{p(e.owner)}'s {_tile(e.couple)} on {e.space} dies ({e.cause.replace('_', ' ')}).",
+    "AristocratReturned": lambda e, p: f"{p(e.owner)}'s aristocrat on {_sp(e.space)} goes back to supply ({e.reason}).",
+    "AristocratDied": lambda e, p: (
+        f"{p(e.owner)}'s {_tile(e.couple)} on {_sp(e.space)} dies ({e.cause.replace('_', ' ')})."
+    ),
     "AristocratsAged": lambda e, p: f"{len(e.spaces)} aristocrats grow one life stage older.",
     "AristocratAgeChanged": lambda e, p: (
         f"{p(e.by)} uses {'the Doctor' if e.cause == 'doctor' else 'the privilege of Köln'}: "
-        f"{p(e.owner)}'s aristocrat on {e.space} goes from {e.age_before} to {e.age_after}."
+        f"{p(e.owner)}'s aristocrat on {_sp(e.space)} goes from {e.age_before} to {e.age_after}."
     ),
     "ThroneLeftEmpty": lambda e, p: f"{p(e.seat)} has no tile for the throne: it stays empty ({e.reason}).",
-    "AristocratMarried": lambda e, p: f"{p(e.owner)}'s Baron on {e.space} marries and becomes a Couple.",
-    "KnightPlaced": lambda e, p: f"{p(e.owner)} places a knight on {e.space}.",
-    "KnightMoved": lambda e, p: f"{p(e.owner)} moves a knight from {e.from_space} to {e.to_space}.",
-    "KnightPushed": lambda e, p: f"{p(e.owner)}'s knight on {e.space} is pushed back to supply by {p(e.by)}.",
-    "KnightPromoted": lambda e, p: f"{p(e.owner)}'s knight on {e.space} is promoted to a Baron aged 15.",
-    "CityPlaced": lambda e, p: f"{p(e.owner)} builds a city on {e.space}.",
+    "AristocratMarried": lambda e, p: f"{p(e.owner)}'s Baron on {_sp(e.space)} marries and becomes a Couple.",
+    "KnightPlaced": lambda e, p: f"{p(e.owner)} places a knight on {_sp(e.space)}.",
+    "KnightMoved": lambda e, p: f"{p(e.owner)} moves a knight from {_sp(e.from_space)} to {_sp(e.to_space)}.",
+    "KnightPushed": lambda e, p: f"{p(e.owner)}'s knight on {_sp(e.space)} is pushed back to supply by {p(e.by)}.",
+    "KnightPromoted": lambda e, p: f"{p(e.owner)}'s knight on {_sp(e.space)} is promoted to a Baron aged 15.",
+    "CityPlaced": lambda e, p: f"{p(e.owner)} builds a city on {_sp(e.space)}.",
     "IncomeCollected": lambda e, p: (
         f"{p(e.seat)} collects income: {e.basic} + {e.own_cities} own cities + {e.controlled_cities} controlled"
         f" + {e.saxony} Saxony -> {e.balance} thalers"
@@ -133,7 +113,7 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
         + "."
     ),
     "SonLost": lambda e, p: f"{p(e.seat)}'s son can not be placed ({e.reason}).",
-    "DaughterOffered": lambda e, p: f"{p(e.seat)} offers a daughter to {p(e.to_seat)}'s Baron on {e.space}.",
+    "DaughterOffered": lambda e, p: f"{p(e.seat)} offers a daughter to {p(e.to_seat)}'s Baron on {_sp(e.space)}.",
     "MarriageAnswered": lambda e, p: f"{p(e.seat)} {'accepts' if e.accepted else 'declines'} the marriage.",
     "DaughterEnteredConvent": lambda e, p: f"{p(e.seat)}'s daughter enters the convent.",
     "CardsReturned": lambda e, p: "The action cards go back to their stacks.",
@@ -144,10 +124,10 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
         + (" without effect" if e.without_effect else "")
         + "."
     ),
-    "PrivilegeUsed": lambda e, p: f"{p(e.seat)} uses the privilege of {e.electorate}.",
+    "PrivilegeUsed": lambda e, p: f"{p(e.seat)} uses the privilege of {_e(e.electorate)}.",
     "Passed": lambda e, p: f"{p(e.seat)} {'passes' if e.reason == 'pass' else 'is done for phase IV (Rival)'}.",
     "ElectorChanged": lambda e, p: (
-        f"Power in {e.electorate}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
+        f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
         + (
             f"{p(e.new_owner)} becomes elector"
             if e.new_owner is not None
@@ -158,11 +138,11 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
         + "."
     ),
     "ElectorRetained": lambda e, p: (
-        f"Power in {e.electorate}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
+        f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
         + (f"{p(e.owner)} stays elector." if e.owner is not None else "The seat stays empty.")
     ),
     "ElectionCalled": lambda e, p: f"{p(e.rival)} challenges the Emperor {p(e.emperor)}: an election.",
-    "CardAimed": lambda e, p: f"{p(e.seat)} aims {CARD_NAMES[e.card]} at {e.electorate}.",
+    "CardAimed": lambda e, p: f"{p(e.seat)} aims {CARD_NAMES[e.card]} at {_e(e.electorate)}.",
     "VoteSealed": lambda e, p: f"{p(e.seat)} seals a vote.",
     "VotesRevealed": _votes,
     "EmperorElected": lambda e, p: f"{p(e.seat)} is elected Emperor ({e.rival_votes} to {e.emperor_votes}).",

@@ -7,23 +7,13 @@ space holds). Labels are for people: the JSON command stays the thing that is se
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from events.base import Command
 from services.rules.shadow.actions import CARD_OF_COMMAND, permit_cost
 from services.rules.shadow.describe import CARD_NAMES
+from services.rules.shadow.names import electorate_name, space_name
 from services.rules.shadow.state import GameState, Knight, Tile
-
-SHORT_NAMES = {
-    "mainz": "Mainz",
-    "koeln": "Köln",
-    "trier": "Trier",
-    "palatinate": "the Palatinate",
-    "saxony": "Saxony",
-    "brandenburg": "Brandenburg",
-    "bohemia": "Bohemia",
-}
 
 PLACE_WHAT = {
     "setup_elector": "Place your Baron aged 45 as elector",
@@ -34,28 +24,6 @@ PLACE_WHAT = {
     "place_dethroned": "Place the dethroned Emperor",
     "gray_eminence": "Place the Gray eminence Baron",
 }
-
-
-def electorate_name(key: str) -> str:
-    """The short name of an electorate key (``koeln`` -> ``Köln``)."""
-    return SHORT_NAMES.get(key, key)
-
-
-@lru_cache(maxsize=1024)
-def space_name(space: str) -> str:
-    """A space id in words: ``mainz.aristocrat.2`` -> ``aristocrat space 3 of Mainz``."""
-    if space == "throne":
-        return "the throne"
-    if space == "aside":
-        return "the side of the board"
-    parts = space.split(".")
-    where = electorate_name(parts[0])
-    if len(parts) == 2:
-        return {"elector": f"the elector seat of {where}", "eminence": f"the Gray eminence slot of {where}"}.get(
-            parts[1], f"{parts[1]} of {where}"
-        )
-    kind, number = parts[1], int(parts[2]) + 1 if parts[2].isdigit() else parts[2]
-    return f"{kind} space {number} of {where}"
 
 
 class _Context:

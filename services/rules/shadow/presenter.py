@@ -12,9 +12,10 @@ from collections.abc import Sequence
 
 from events.base import Command, Event
 from services.rules.contract import JSON, LeaderboardSpec, Presenter, Secret
-from services.rules.shadow import audit, labels, redact, render
+from services.rules.shadow import audit, labels, menus, redact, render
 from services.rules.shadow.actions import awaited
-from services.rules.shadow.describe import describe
+from services.rules.shadow.describe import PHASES, describe
+from services.rules.shadow.prompts import ask
 from services.rules.shadow.state import GameState
 from services.rules.shadow.view import view
 
@@ -78,6 +79,18 @@ class ShadowPresenter(Presenter[GameState | None]):
     def label(self, command: Command, state: GameState | Sequence[str] | None = None) -> str:
         """A readable label of a command (``state``, or just the player names, adds costs and names)."""
         return labels.label(command, state)
+
+    def menu_groups(self, commands: Sequence[Command], state: GameState | None = None) -> list[tuple[str, list[int]]]:
+        """Legal commands grouped by action, then (long ones) by electorate: "Permit > Köln"."""
+        return menus.menu_groups(commands, state)
+
+    def prompt(self, state: GameState | None, seat: int) -> str | None:
+        """What the game asks ``seat`` now and where: "Round 2, phase V New electors. Your turn: break the tie
+        for the elector seat of Köln between you and Cid."; None when it does not wait for ``seat``."""
+        if state is None or state.over or state.pending is None or seat not in awaited(state):
+            return None
+        when = "Setup" if state.phase == 0 else f"Round {state.round}, phase {PHASES[state.phase]}"
+        return f"{when}. Your turn: {ask(state.pending, state.players, seat, state.emperor, state.rival)}."
 
     def scoreboard(self, state: GameState | None) -> JSON:
         """VP (None while hidden), thalers and electorates per seat; Emperor, round, phase."""

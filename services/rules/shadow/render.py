@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape
 
-from services.rules.shadow.describe import CARD_NAMES, DECISIONS, PHASES
-from services.rules.shadow.labels import electorate_name
+from events.shadow.events import Prompt
+from services.rules.shadow.describe import CARD_NAMES, PHASES
+from services.rules.shadow.names import electorate_name, names_list
+from services.rules.shadow.prompts import ask
 from services.rules.shadow.redact import replay_view
 from services.rules.shadow.state import GameState
 from services.rules.shadow.view import view
@@ -37,15 +39,16 @@ def _piece_text(p: dict[str, Any] | None, tags: list[str]) -> str:
     return f"{owner}:{'C' if kind == 'couple' else 'B'}{p['age']}"
 
 
-def _status_line(v: dict[str, Any]) -> str:
+def _status_line(v: dict[str, Any], pending: Prompt | None, seat: int | None) -> str:
     players = v["players"]
     if v["over"]:
         winners = ", ".join(players[w] for w in v["winners"] or ())
         return f"Game over after round {v['round']}. Winner: {winners}."
     phase = "setup" if v["phase"] == 0 else f"phase {PHASES.get(v['phase'], v['phase'])}"
-    waiting = ", ".join(players[s] for s in v["awaiting"]) or "nobody"
-    decision = v["decision"]["decision"] if v.get("decision") else None
-    todo = f" to {DECISIONS[decision]}" if decision in DECISIONS else ""
+    waiting = names_list(["you" if s == seat else players[s] for s in v["awaiting"]]) or "nobody"
+    todo = ""
+    if pending is not None:
+        todo = " to " + ask(pending, players, seat, v["emperor"], v["rival"])
     return f"Round {v['round']}, {phase}. Emperor: {players[v['emperor']]}. Waiting for {waiting}{todo}."
 
 
@@ -60,7 +63,7 @@ def render_text(s: GameState | None, seat: int | None, final: GameState | None =
     v = replay_view(s, seat, final)
     tags = _short_names(v["players"])
     board = v["board"]
-    lines = [_status_line(v), ""]
+    lines = [_status_line(v, s.pending, seat), ""]
     lines.append(f"{'Seat':<14}{'Thalers':>8}{'VP':>5}  Supply A/K/C  Cards")
     for i, name in enumerate(v["players"]):
         vp = v["victory_points"][i]
@@ -160,7 +163,7 @@ def render_svg(s: GameState | None, seat: int | None, final: GameState | None = 
         ".age{font-size:9px;text-anchor:middle;fill:#fff;font-weight:bold}.title{font-size:14px;font-weight:bold}"
         ".closed{fill:#ccc}.panel{fill:#fbf7ee;stroke:#6b5b3e}</style>",
         f'<rect width="{_W}" height="{height}" fill="#fffdf7"/>',
-        f'<text x="12" y="24" class="title">{escape(_status_line(v))}</text>',
+        f'<text x="12" y="24" class="title">{escape(_status_line(v, s.pending, seat))}</text>',
         '<text x="12" y="60">Throne</text>',
         _svg_piece(board.get("throne"), 70, 56, "throne"),
     ]

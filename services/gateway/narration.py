@@ -1,0 +1,112 @@
+"""Plain words for chat-bots and notifications: each event narrated as one seat may know it, and the "your turn"
+message of a seat the game waits for.
+
+Everything goes through the game's contract (``Presenter.narrate``, ``prompt``, ``label``, ``menu_groups``),
+found by the game's name in the registry: nothing here knows a game. A narration never tells what ``redact``
+masks or withholds for that reader: ``narrate`` is asked with the same reader and the same state as the
+event's redaction (the state right after the event while the game runs, the final state once it is over).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from services.gateway.games import History, Position
+from services.rules.contract import GamePlugin
+from services.rules.registry import get_game
+
+_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def plugin_of(pos: Position) -> GamePlugin:
+    """The game plug-in of a position (by the game's registered name)."""
+    return get_game(pos.info.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Narrated:
+    """One event as a reader may know it: ``event`` None when withheld, ``text`` its narration (None then too),
+    ``quiet`` when the game says a move-by-move narration may leave it out."""
+
+    version: int
+    event: dict[str, Any] | None
+    text: str | None
+    quiet: bool
+
+
+def narrate(
+    plugin: GamePlugin, pos: Position, items: History, seat: int | None, shown: Sequence[dict[str, Any] | None]
+) -> list[Narrated]:
+    """``items`` (``(version, event, state after it)``) with their redacted forms ``shown`` (in the same order),
+    narrated for ``seat``: redacted with the state right after each event while the game runs, with the final
+    state once it is over (as :meth:`~services.gateway.service.Gateway.seat_events` does)."""
+    presenter = plugin.presenter
+    players = pos.info.players
+    quiet = presenter.quiet_events
+    over = pos.over
+    out = []
+    for (version, event, state), data in zip(items, shown, strict=True):
+        text = None if data is None else presenter.narrate(event, seat, pos.state if over else state, players)
+        out.append(Narrated(version, data, text, bool(event.type in quiet)))
+    return out
+
+
+def lines(plugin: GamePlugin, pos: Position, items: History, seat: int | None) -> list[str]:
+    """The narration of ``items`` for ``seat`` as lines, leaving out withheld events and the quiet ones."""
+    presenter = plugin.presenter
+    players = pos.info.players
+    quiet = presenter.quiet_events
+    over = pos.over
+    out = []
+    for _, event, state in items:
+        if event.type in quiet:
+            continue
+        text = presenter.narrate(event, seat, pos.state if over else state, players)
+        if text:
+            out.append(text)
+    return out
+
+
+def type_title(kind: str) -> str:
+    """A command type as a heading: ``BuyPermit`` -> ``Buy permit``."""
+    words = _WORDS.sub(" ", kind).split()
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else kind
+
+
+def groups_of(plugin: GamePlugin, commands: Sequence[Any], state: Any) -> list[tuple[str, list[int]]]:
+    """The menu groups of ``commands``: the game's own ``menu_groups`` when it gives more than one, else by
+    command type when there are several (a one-group answer, like the contract's default, says nothing a menu
+    can use)."""
+    groups = plugin.presenter.menu_groups(commands, state) if commands else []
+    if len(groups) > 1:
+        return groups
+    by_type: dict[str, list[int]] = {}
+    for i, command in enumerate(commands):
+        by_type.setdefault(type_title(str(command.type)), []).append(i)
+    return list(by_type.items()) if len(by_type) > 1 or not groups else groups
+
+
+def turn(plugin: GamePlugin, state: Any, version: int, seat: int) -> dict[str, Any] | None:
+    """The "your turn" message of ``seat`` at ``state`` (at ``version``), or None when the game does not wait for
+    it: the prompt (what is asked, and where), every legal command with its label, and the menu groups."""
+    rules, presenter = plugin.rules, plugin.presenter
+    if rules.is_over(state) or seat not in rules.awaited(state):
+        return None
+    commands = rules.legal_commands(state, seat)
+    labels = [presenter.label(c, state) for c in commands]
+    prompt = presenter.prompt(state, seat) or "Your turn."
+    return {
+        "kind": "turn",
+        "version": version,
+        "seat": seat,
+        "prompt": prompt,
+        "text": prompt,
+        "legal": [
+            {"index": i, "label": label, "command": rules.encode_command(c)}
+            for i, (c, label) in enumerate(zip(commands, labels, strict=True))
+        ],
+        "groups": [{"title": title, "indexes": list(part)} for title, part in groups_of(plugin, commands, state)],
+    }
