@@ -156,8 +156,8 @@ def measure_replay_seek(url: str, scripts: list[perf.GameScript], samples: int =
 def bench(ctx: Any) -> dict[str, Any]:
     """Measure the projections; ``ctx`` is services.bench.Context (``games`` sizes the run, ``say`` prints)."""
     configure("warning")
-    quick = getattr(ctx, "games", 200) < 20
-    scripts = perf.record_games("shadow", 6 if quick else 40, seed=getattr(ctx, "seed", 1))
+    quick = ctx.games < 20
+    scripts = perf.record_games(ctx.game.name, 6 if quick else 40, seed=ctx.seed)
     figures: dict[str, Any] = {}
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures.update(measure_lag(url, scripts, seconds=1 if quick else 5))

@@ -28,8 +28,7 @@ import orjson
 from events.base import Rejection
 from services.bots.random_bot import choose
 from services.rules.contract import Command, Event, GamePlugin, GameRules
-from services.rules.legacy import LegacyDecider
-from services.rules.registry import default_game, get_decider, get_game
+from services.rules.registry import default_game, get_game
 
 NAMES = ("Red", "Green", "Blue", "Yellow", "Purple", "Orange")
 OPTIONAL_SECTION_MODULES = (
@@ -71,11 +70,6 @@ class Context:
     def players(self) -> int:
         """Seats of the games played: as many as the game takes (at most the names we have)."""
         return min(self.game.rules.capabilities.max_players, len(NAMES))
-
-    @property
-    def decider(self) -> LegacyDecider:
-        """Deprecated (issue [2/7]): the game behind the old Decider interface, for sections not migrated."""
-        return get_decider(self.game.name)
 
     def say(self, line: str) -> None:
         """Print one figure line."""

@@ -19,9 +19,9 @@ from services.worker import perf
 def bench(ctx: Any) -> dict[str, Any]:
     """Measure the service; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
     configure("warning")
-    quick = getattr(ctx, "games", 200) < 20
+    quick = ctx.games < 20
     game = ctx.game.name
-    scripts = perf.record_games(game, 6 if quick else 40, seed=getattr(ctx, "seed", 1))
+    scripts = perf.record_games(game, 6 if quick else 40, seed=ctx.seed)
     figures: dict[str, Any] = {}
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures.update(perf.measure_xadd_rtt(url, n=300 if quick else 5000))

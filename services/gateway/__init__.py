@@ -1,7 +1,7 @@
 """The HTTP + WebSocket gateway in front of the bus (FastAPI + uvicorn).
 
-Game-agnostic: it reaches a game only through the Decider found by the game's name in the registry, and the
-rules workers only through the shards' streams. Modules: ``app`` (the factory ``create_app``), ``routes``
+Game-agnostic: it reaches a game only through the plug-in (rules and presenter) registered under the game's
+name, and the rules workers only through the shards' streams. Modules: ``app`` (the factory ``create_app``), ``routes``
 (HTTP), ``models`` (strict request and response bodies), ``feed`` (WebSocket), ``fanout`` (the one reader
 behind every feed of a process, feed caps), ``auth`` (seat tokens), ``limits`` (every bound; body size, rate),
 ``protocol`` (request head bound and read deadline, the uvicorn configuration), ``errors`` (typed JSON errors),

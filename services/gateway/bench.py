@@ -181,9 +181,8 @@ def measure_gateway(
 def bench(ctx: Any) -> dict[str, Any]:
     """Measure the gateway; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
     configure("warning")
-    quick = getattr(ctx, "games", 200) < 20
-    game = getattr(getattr(ctx, "decider", None), "name", "shadow")
-    scripts = perf.record_games(game, 4 if quick else 24, seed=getattr(ctx, "seed", 1) + 1000)
+    quick = ctx.games < 20
+    scripts = perf.record_games(ctx.game.name, 4 if quick else 24, seed=ctx.seed + 1000)
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures = measure_gateway(url, scripts, concurrency=8 if quick else 16, latency_commands=60 if quick else 300)
     ctx.say(

@@ -1,17 +1,16 @@
 """What the gateway knows of a game: who may act for which seat, and its current position.
 
-Game-agnostic: a game is its name in the registry and the :class:`~services.rules.decider.Decider` found there.
+Game-agnostic: a game is its name in the registry and the :class:`~services.rules.contract.GamePlugin` found
+there (its rules and its presenter).
 
-* :class:`GameInfo` holds what never changes after creation (name, decider, players, the sha256 of each seat's
+* :class:`GameInfo` holds what never changes after creation (name, plug-in, players, the sha256 of each seat's
   token), cached per game: checking a token costs a hash and a compare, no Redis round trip.
 * :class:`Directory` also keeps the latest folded state of recently used games (LRU) and brings one up to date
   with the events after its cached version (one pipelined round trip when nothing happened), or with the events
   a command's reply carries (:meth:`Directory.advance_by`: no read at all). Games are loaded through the store's
   repository (services/store/repository.py); a game whose events were moved to its archive is folded from it.
-* Seat filtering of events goes through the decider's optional ``redact(event, seat, state)``; a decider
-  without it has no secrets in its events (see :func:`seat_event`).
-* Labels of legal commands come from the decider's optional ``label(command)``, else a generic one built from
-  the command's JSON (:func:`label_of`).
+* Seat filtering of events goes through the presenter's ``redact(event, seat, state)`` (:func:`seat_event`);
+  labels of legal commands through its ``label(command, state)``.
 """
 
 from __future__ import annotations
@@ -26,8 +25,9 @@ import redis
 from events.base import Command, Event
 from services.bus.envelope import hash_token
 from services.bus.keys import Layout
-from services.rules.decider import Decider
-from services.rules.registry import get_decider
+from services.rules.contract import GamePlugin, GameRules, Presenter
+from services.rules.registry import UnknownGame as UnknownGameName
+from services.rules.registry import get_game
 from services.store import eventstore
 from services.store.cache import LruCache
 from services.store.meta import GameMeta, GameStatus
@@ -40,9 +40,19 @@ class GameInfo:
 
     game_id: str
     name: str
-    decider: Decider
+    game: GamePlugin
     players: tuple[str, ...]
     token_hashes: tuple[str, ...]
+
+    @property
+    def rules(self) -> GameRules[Any]:
+        """The game's rules."""
+        return self.game.rules
+
+    @property
+    def presenter(self) -> Presenter[Any]:
+        """The game's presenter."""
+        return self.game.presenter
 
     def seat_of(self, token: str) -> int | None:
         """The seat whose secret ``token`` this is, or None (constant-time compare of the sha256)."""
@@ -71,7 +81,7 @@ class Position:
     @property
     def over(self) -> bool:
         """Whether the game has ended."""
-        return self.info.decider.is_over(self.state)
+        return self.info.rules.is_over(self.state)
 
 
 History = list[tuple[int, Event, Any]]
@@ -111,11 +121,10 @@ class Directory:
 
     def _info_from_meta(self, meta: GameMeta) -> GameInfo:
         try:
-            # The gateway still speaks the deprecated Decider facade (rules and presenter in one object).
-            decider = get_decider(meta.name)
-        except KeyError:
+            game = get_game(meta.name)
+        except UnknownGameName:
             raise NoSuchGame(meta.game_id) from None
-        return GameInfo(meta.game_id, meta.name, decider, meta.players, meta.token_digests)
+        return GameInfo(meta.game_id, meta.name, game, meta.players, meta.token_digests)
 
     def _remember(self, info: GameInfo) -> GameInfo:
         self._infos.put(info.game_id, info)
@@ -174,8 +183,8 @@ class Directory:
     def _fold_all(self, info: GameInfo, status: str, keep_all: bool = False) -> Position:
         recent: History = []
         records = ((e.version, e.data) for e in self.repo.events(info.game_id))
-        decider = info.decider
-        state, version = self.repo.fold(decider, decider.initial_state(), 0, records, recent, game_id=info.game_id)
+        rules = info.rules
+        state, version = self.repo.fold(rules, rules.initial_state(), 0, records, recent, game_id=info.game_id)
         return Position(info, state, version, status, tuple(recent if keep_all else recent[-self.recent :]))
 
     def _refresh(self, pos: Position) -> Position:
@@ -222,7 +231,7 @@ class Directory:
         recent = list(pos.recent)
         try:
             state, version = self.repo.fold(
-                pos.info.decider, pos.state, pos.version, records, recent, game_id=pos.info.game_id
+                pos.info.rules, pos.state, pos.version, records, recent, game_id=pos.info.game_id
             )
         except CorruptGame:
             return None
@@ -232,46 +241,17 @@ class Directory:
 
 
 # --- per-seat rendering -------------------------------------------------------------------------------------
-def seat_event(decider: Decider, event: Event, seat: int | None, state: Any) -> dict[str, Any] | None:
-    """``event`` as ``seat`` (None: a spectator) may see it, given ``state`` (the game as far as it is known).
-
-    A decider whose events carry secrets implements ``redact(event, seat, state)``: it returns the event
-    (possibly with secret fields masked), or None to withhold it entirely. A decider without ``redact`` has no
-    secret events.
-    """
-    redact = getattr(decider, "redact", None)
-    if redact is None:
-        return event.to_dict()
-    shown = redact(event, seat, state)
-    if shown is None:
-        return None
-    return shown if isinstance(shown, dict) else shown.to_dict()
+def seat_event(game: GamePlugin, event: Event, seat: int | None, state: Any) -> dict[str, Any] | None:
+    """``event`` as ``seat`` (None: a spectator) may see it, given ``state`` (the game as far as it is known):
+    the presenter's redaction (None: withheld from that seat)."""
+    return game.presenter.redact(event, seat, state)
 
 
-def label_of(decider: Decider, command: Command, state: Any = None) -> str:
-    """A readable one-line label of a command: the decider's ``label(command, state)`` if it has one, else a
-    generic ``Type field=value ...`` built from the command's JSON."""
-    label = getattr(decider, "label", None)
-    if label is not None:
-        return str(label(command, state))
-    data = command.to_dict()
-    data.pop("seat", None)
-    kind = str(data.pop("type", type(command).__name__))
-    args = " ".join(f"{k}={_plain(v)}" for k, v in data.items() if v is not None)
-    return f"{kind} {args}".strip()
+def label_of(game: GamePlugin, command: Command, state: Any = None) -> str:
+    """A readable one-line label of a legal command (the presenter's)."""
+    return str(game.presenter.label(command, state))
 
 
-def _plain(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list | tuple):
-        return ",".join(_plain(v) for v in value)
-    return str(value)
-
-
-def describe(decider: Decider, event: Event, players: Sequence[str]) -> str:
-    """An event in plain words (with player names when the decider accepts them)."""
-    try:
-        return decider.describe(event, players)  # type: ignore[call-arg]
-    except TypeError:
-        return decider.describe(event)
+def describe(game: GamePlugin, event: Event, players: Sequence[str]) -> str:
+    """An event in plain words, with the players' names."""
+    return game.presenter.describe(event, players)

@@ -16,14 +16,13 @@ from typing import Any
 
 from services.gateway.games import History, Position
 from services.rules.contract import GamePlugin
-from services.rules.registry import get_game
 
 _WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def plugin_of(pos: Position) -> GamePlugin:
-    """The game plug-in of a position (by the game's registered name)."""
-    return get_game(pos.info.name)
+    """The game plug-in of a position."""
+    return pos.info.game
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,7 +153,7 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
     """What anyone may know of a game: players, status, version, who is awaited, the result once over."""
     gw = _gw(request)
     pos = gw.position(game_id)
-    decider = pos.info.decider
+    rules = pos.info.rules
     return GameSummary(
         game_id=game_id,
         game=pos.info.name,
@@ -161,8 +161,8 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
         status=pos.status,
         version=pos.version,
         over=pos.over,
-        awaiting=list(decider.awaited(pos.state)),
-        result=decider.result(pos.state),
+        awaiting=list(rules.awaited(pos.state)),
+        result=rules.result(pos.state),
     )
 
 

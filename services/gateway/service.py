@@ -127,32 +127,34 @@ class Gateway:
         reads the same (a resumed feed repeats exactly what the live one sent); once the game is over, with the
         final state: everything is public then.
         """
-        decider = pos.info.decider
+        game = pos.info.game
         over = pos.over
         return [
-            SeatEvent(version=v, event=seat_event(decider, event, seat, pos.state if over else state))
+            SeatEvent(version=v, event=seat_event(game, event, seat, pos.state if over else state))
             for v, event, state in items
             if upto is None or v <= upto
         ]
 
     def seat_view(self, pos: Position, seat: int | None) -> SeatView:
         """The view of ``seat`` (None: a spectator) and its legal commands with labels."""
-        decider = pos.info.decider
+        game = pos.info.game
         legal: list[LegalCommand] = []
         if seat is not None and not pos.over:
-            for i, command in enumerate(decider.legal_commands(pos.state, seat)):
+            for i, command in enumerate(game.rules.legal_commands(pos.state, seat)):
                 legal.append(
-                    LegalCommand(index=i, label=label_of(decider, command, pos.state), command=command.to_dict())
+                    LegalCommand(
+                        index=i, label=label_of(game, command, pos.state), command=game.rules.encode_command(command)
+                    )
                 )
         return SeatView(
             game_id=pos.info.game_id,
             seat=seat,
             version=pos.version,
             over=pos.over,
-            awaiting=list(decider.awaited(pos.state)),
-            view=decider.view(pos.state, seat),
+            awaiting=list(game.rules.awaited(pos.state)),
+            view=game.presenter.view(pos.state, seat),
             legal=legal,
-            result=decider.result(pos.state),
+            result=game.rules.result(pos.state),
         )
 
     # --- commands -------------------------------------------------------------------------------------
@@ -176,7 +178,7 @@ class Gateway:
             raise ApiError(403, E.FORBIDDEN_SEAT, f"this token acts for seat {seat} only, not seat {named}")
         payload = {**command, "seat": seat}
         try:
-            info.decider.parse_command(payload)
+            info.rules.parse_command(payload)
         except ValidationError as exc:
             raise ApiError(422, E.BAD_COMMAND, summarize(exc)) from None
         except (ValueError, TypeError) as exc:
