@@ -36,9 +36,9 @@ import redis
 from projections.rebuild import rebuild
 from projections.store import MODELS, group_of
 from projections.verify import verify_game
-from services.bus.client import ServiceClient
 from services.bus.envelope import STALE_VERSION, CommandEnvelope, CreateEnvelope, Outcome, hash_token, seat_key
 from services.bus.keys import GROUP, Layout
+from services.client import ServiceClient
 from services.rules.registry import get_game
 from tests.projections.helpers import caught_up, dump_model, spawn_projections
 from tests.service.conftest import WorkerProcess, redis_server, spawn_worker
