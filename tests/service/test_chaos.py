@@ -1,15 +1,15 @@
 """Chaos: the rules worker killed with SIGKILL again and again under load loses, doubles and reorders nothing.
 
-A bounded run (about 20 s of load) on a redis-server of its own: a rules worker process, a projection process,
-and client threads that open toy21 and Shadow games and play them with seeded random commands, each command
-with its expected version, resending the very same command (same id) whenever no outcome comes within a second,
-as a real client after a timeout would. Meanwhile the rules worker is killed with SIGKILL several times (each
-time while commands are in flight, preferably while it holds commands it has read and not committed) and replaced
-by a new process under another worker id; the projection process is killed once too. Each new worker is let
-finish its take-over (the commands it claimed from the dead one) before it may be killed in turn: a command in
+A bounded run (about 20 s of load) on a redis-server of its own: a rules worker process, a projection process, and
+client threads that open games of every installed game (and toy21) and play them with seeded random bot commands,
+each command with its expected version, resending the very same command (same id) whenever no outcome comes within
+a second, as a real client after a timeout would. Meanwhile the rules worker is killed with SIGKILL several times
+(each time while commands are in flight, preferably while it holds commands it has read and not committed) and
+replaced by a new process under another worker id; the projection process is killed once too. Each new worker is
+let finish its take-over (the commands it claimed from the dead one) before it may be killed in turn: a command in
 flight at more than ``max_attempts`` crashes in a row is dead-lettered by design (services/bus/README.md,
-Guarantees), which is not what this test is about. Then the recorded games must hold exactly what the clients
-were told, and every read model must equal its rebuild from zero.
+Guarantees), which is not what this test is about. Then the recorded games must hold exactly what the clients were
+told, and every read model must equal its rebuild from zero.
 
 The run is seeded (``THRONE_CHAOS_SEED``): the games, the commands and the pauses between kills repeat; where
 the kills land in the stream of commands does not, so the test asserts properties that must hold wherever they
@@ -39,7 +39,7 @@ from projections.verify import verify_game
 from services.bus.envelope import STALE_VERSION, CommandEnvelope, CreateEnvelope, Outcome, hash_token, seat_key
 from services.bus.keys import GROUP, Layout
 from services.client import ServiceClient
-from services.rules.registry import get_game
+from services.rules.registry import game_names, get_game
 from tests.projections.helpers import caught_up, dump_model, spawn_projections
 from tests.service.conftest import WorkerProcess, redis_server, spawn_worker
 from tests.service.helpers import wait_for
@@ -48,7 +48,7 @@ pytestmark = pytest.mark.redis
 
 SEED = int(os.environ.get("THRONE_CHAOS_SEED", "1729"))
 CLIENTS = 6
-"""Client threads; every third one plays Shadow (2 to 4 players), the others toy21."""
+"""Client threads, spread over every installed game and toy21 (each game with any number of players it takes)."""
 KILLS = 4
 """SIGKILLs of the rules worker during the load (the projection process is killed once, with the second)."""
 SERVE_BEFORE_KILL_S = (0.4, 2.0)
@@ -103,6 +103,8 @@ class Load:
         self.url = url
         self.layout = layout
         self.seed = seed
+        self.game_names = game_names()
+        """Every game installed, and toy21: client i plays the i-th of them (round robin)."""
         self.games: list[Played] = []
         self.errors: list[BaseException] = []
         self._stop = threading.Event()  # no new command after this; a command in flight still gets its outcome
@@ -148,7 +150,9 @@ class Load:
         try:
             n = 0
             while not self._stop.is_set():
-                name, players = ("shadow", rng.randint(2, 4)) if index % 3 == 0 else ("toy21", 2)
+                name = self.game_names[index % len(self.game_names)]
+                caps = get_game(name).rules.capabilities
+                players = rng.randint(caps.min_players, caps.max_players)
                 self._play(client, rng, f"chaos-{index}-{n}", name, players)
                 n += 1
         except BaseException as exc:
@@ -410,7 +414,7 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
         sends = sum(s.sends for g in games for s in [g.create, *g.commands])
         commands = sum(1 + len(g.commands) for g in games)
         print(
-            f"chaos seed={SEED}: {len(games)} games ({sum(g.game_name == 'shadow' for g in games)} Shadow), "
+            f"chaos seed={SEED}: {len(games)} games {dict(Counter(g.game_name for g in games))}, "
             f"{commands} commands sent {sends} times; at the {KILLS} kills: in flight {in_flight_at_kill}, "
             f"left read and not committed {left_by_killed}; the killed projection left {projection_left} unacked"
         )
