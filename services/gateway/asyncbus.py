@@ -69,7 +69,8 @@ def async_twin(client: redis.Redis, socket_timeout: float | None = None) -> Any:
     )
 
 
-def _socket_timeout(client: Any) -> float | None:
+def socket_timeout_of(client: Any) -> float | None:
+    """The socket timeout (seconds) a Redis client was made with, if any."""
     pool = getattr(client, "connection_pool", None)
     kwargs = getattr(pool, "connection_kwargs", None) or {}
     value = kwargs.get("socket_timeout")
@@ -82,7 +83,7 @@ class AsyncBus:
     def __init__(self, client: Any, layout: Layout) -> None:
         self.r = client
         self.layout = layout
-        timeout = _socket_timeout(client)
+        timeout = socket_timeout_of(client)
         # A blocking read must end (server side) before the socket timeout would call Redis unavailable.
         self._max_block_ms = None if timeout is None else max(100, int(timeout * 1000) - 1000)
         self._blpop_slice = _BLPOP_SLICE if timeout is None else max(0.01, min(_BLPOP_SLICE, timeout / 2))

@@ -33,6 +33,7 @@ from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 
 from services.bus.keys import Layout
 from services.gateway import errors as E
+from services.gateway.asyncbus import socket_timeout_of
 from services.gateway.errors import ApiError
 from services.gateway.games import History, Position
 from services.log import get_logger
@@ -95,10 +96,9 @@ class FeedHub:
         self.per_address = per_address
         self.total = total
         self.queue_size = queue_size
-        pool = getattr(client, "connection_pool", None)
-        timeout = (getattr(pool, "connection_kwargs", None) or {}).get("socket_timeout")
+        timeout = socket_timeout_of(client)
         # An idle XREAD must end (server side) before the client's socket timeout would call Redis unavailable.
-        self.block_ms = block_ms if not timeout else min(block_ms, max(100, int(float(timeout) * 1000) - 1000))
+        self.block_ms = block_ms if not timeout else min(block_ms, max(100, int(timeout * 1000) - 1000))
         self.batch = batch
         self.catchup = asyncio.Semaphore(catchups)
         """Taken around every backlog read of a feed."""
