@@ -26,6 +26,7 @@ The creator gets the tokens of the other seats only.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import time
@@ -36,7 +37,7 @@ from typing import Any
 import orjson
 import redis
 
-from services.bus.connection import connect
+from services.bus.connection import connect, is_cluster
 from services.bus.envelope import (
     GAME_EXISTS,
     MAX_PAYLOAD,
@@ -89,6 +90,7 @@ class BusClient:
         self.r = client if client is not None else connect()
         self.layout = layout or Layout.from_env()
         self.max_payload = max_payload
+        self._ring = is_cluster(self.r)  # on a cluster the workers poll: ring their doorbell after adding
 
     # --- games ----------------------------------------------------------------------------------------
     def create_game(
@@ -217,6 +219,12 @@ class BusClient:
                 raise ValueError(f"payload of {size} bytes exceeds {self.max_payload}")
             pipe.xadd(self.layout.cmds(self.layout.shard_of(env.game_id)), fields)
         pipe.execute()
+        if self._ring and envelopes:
+            # A wake-up for the workers, which poll on a cluster (if it fails, their poll reads the commands a few
+            # ms later anyway). Not in the pipeline: a cluster pipeline routes a keyless command slowly.
+            keys = sorted({self.layout.cmds(self.layout.shard_of(env.game_id)) for env in envelopes})
+            with contextlib.suppress(redis.RedisError):
+                self.r.publish(self.layout.doorbell(), " ".join(keys))
         return [env.command_id for env in envelopes]
 
     def outcome(self, game_id: str, seat: int | None, command_id: str) -> Outcome | None:

@@ -4,12 +4,15 @@ On a single Redis (or fakeredis) one XREADGROUP covers every stream and blocks s
 a command whose keys lie in several slots (CROSSSLOT), and every shard is a slot of its own, so there the
 reader sends one XREADGROUP per stream, pipelined per node (each node's streams in one round trip, straight to
 the node that owns their slots), and emulates BLOCK by polling: first after 1 ms, then backing off to
-``poll_ms``. An idle cluster worker therefore costs one round trip per node every ``poll_ms``; a command that
-arrives on an idle shard waits at most that long before it is read.
+``poll_ms``. An idle cluster worker therefore costs one round trip per node every ``poll_ms``. So that a command
+arriving on an idle shard need not wait for the next poll, a reader given a ``doorbell`` channel waits on it
+instead of sleeping: submitters PUBLISH the keys of the streams they added to (:class:`services.bus.client.BusClient`,
+the gateway's bus), and the reader reads those at once. A lost ring costs only that wait (the poll still runs).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -31,12 +34,16 @@ def _is_redirect(err: Exception) -> bool:
 class GroupReader:
     """XREADGROUP of one consumer over many streams, the same on a single Redis and on a cluster."""
 
-    def __init__(self, client: redis.Redis, group: str, consumer: str, poll_ms: int = 10) -> None:
+    def __init__(
+        self, client: redis.Redis, group: str, consumer: str, poll_ms: int = 10, doorbell: str | None = None
+    ) -> None:
         self.r = client
         self.group = group
         self.consumer = consumer
         self.poll_ms = max(1, poll_ms)
         self.cluster = is_cluster(client)
+        self.doorbell = doorbell if self.cluster else None
+        self._bell: Any = None
 
     def read(
         self, streams: Mapping[str, str], count: int, block_ms: int = 0, *, noack: bool = False
@@ -62,12 +69,46 @@ class GroupReader:
             return [(key, got) for key, got in (res or []) if got]
         deadline = time.monotonic() + block_ms / 1000
         pause = 0.001
+        rung: set[str] = set()
         while True:
+            if rung:
+                # Rung for these streams: read them first (one node's round trip, not one per node).
+                got = self._read_cluster({k: streams[k] for k in rung}, count, noack)
+                if got:
+                    return got
             got = self._read_cluster(streams, count, noack)
             if got or time.monotonic() >= deadline:
                 return got
-            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            rung = self._wait(min(pause, max(0.0, deadline - time.monotonic()))) & streams.keys()
             pause = min(pause * 2, self.poll_ms / 1000)
+
+    def _wait(self, seconds: float) -> set[str]:
+        """Sleep ``seconds``, or less if the doorbell rings meanwhile; returns the stream keys rung for."""
+        if self.doorbell is None:
+            time.sleep(seconds)
+            return set()
+        rung: set[str] = set()
+        try:
+            if self._bell is None:
+                self._bell = self.r.pubsub(ignore_subscribe_messages=True)
+                self._bell.subscribe(self.doorbell)
+            message = self._bell.get_message(timeout=seconds)
+            while message is not None:  # drain: one read serves every ring so far
+                data = message.get("data")
+                if isinstance(data, bytes):
+                    rung.update(data.decode(errors="replace").split())
+                message = self._bell.get_message(timeout=0)
+        except (redis.RedisError, OSError):
+            self.close()  # subscribe again next time; meanwhile the poll goes on
+            time.sleep(seconds)
+        return rung
+
+    def close(self) -> None:
+        """Drop the doorbell subscription (if any)."""
+        bell, self._bell = self._bell, None
+        if bell is not None:
+            with contextlib.suppress(redis.RedisError, OSError):
+                bell.close()
 
     def _read_cluster(self, streams: Mapping[str, str], count: int, noack: bool) -> list[tuple[bytes, StreamEntries]]:
         cluster: RedisCluster = self.r  # type: ignore[assignment]
