@@ -85,6 +85,29 @@ def is_cluster(client: object) -> bool:
     return isinstance(client, RedisCluster)
 
 
+def slot_client(client: redis.Redis, key: str) -> redis.Redis:
+    """The plain client of the node that owns ``key``'s slot on a cluster (``client`` itself otherwise).
+
+    redis-py's cluster client spends several times a round trip of Python on routing each command; on the hot
+    paths (submitting, waiting for a reply) a command is sent to its node's own client instead. A slot that moved
+    meanwhile answers MOVED: see :func:`is_redirect` and :func:`refresh_slots`."""
+    if not is_cluster(client):
+        return client
+    cluster: RedisCluster = client  # type: ignore[assignment]
+    return cluster.get_redis_connection(cluster.get_node_from_key(key))
+
+
+def refresh_slots(client: redis.Redis) -> None:
+    """Read a cluster's slot layout again (after a redirect); nothing on a single Redis."""
+    if is_cluster(client):
+        client.nodes_manager.initialize()  # type: ignore[attr-defined]
+
+
+def is_redirect(err: BaseException) -> bool:
+    """Whether an error is a cluster redirect (the slot moved or is moving): retry after :func:`refresh_slots`."""
+    return _is_redirect(err)  # type: ignore[arg-type]
+
+
 def _is_redirect(err: Exception) -> bool:
     return isinstance(err, redis.ResponseError) and str(err).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))
 

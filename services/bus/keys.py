@@ -91,12 +91,6 @@ class Layout:
         """The shard's fencing-token counter."""
         return f"{self.tag(shard)}:fence"
 
-    def doorbell(self) -> str:
-        """The Pub/Sub channel a submitter rings on a Redis Cluster with its commands (message: the command
-        stream keys, space-separated), so that a worker polling its shards' streams reads them at once. Not a
-        key: on a cluster a classic PUBLISH reaches every node's subscribers."""
-        return f"{self.prefix}:doorbell"
-
     def feed(self, shard: int) -> str:
         """The shard's feed: one entry per commit (game, first and last version; no event bodies)."""
         return f"{self.tag(shard)}:feed"

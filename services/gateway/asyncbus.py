@@ -17,7 +17,6 @@ request for many times the timeout, where the client is better told 503 and when
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Any
 
@@ -84,7 +83,6 @@ class AsyncBus:
     def __init__(self, client: Any, layout: Layout) -> None:
         self.r = client
         self.layout = layout
-        self._ring = isinstance(client, AsyncRedisCluster)
         timeout = socket_timeout_of(client)
         # A blocking read must end (server side) before the socket timeout would call Redis unavailable.
         self._max_block_ms = None if timeout is None else max(100, int(timeout * 1000) - 1000)
@@ -92,11 +90,7 @@ class AsyncBus:
 
     async def submit(self, env: CommandEnvelope) -> None:
         """Put one command on its game's shard stream."""
-        key = self.layout.cmds(self.layout.shard_of(env.game_id))
-        await self.r.xadd(key, env.to_fields())
-        if self._ring:  # on a cluster the workers poll their streams: wake them (see services/bus/streams.py)
-            with contextlib.suppress(redis.RedisError):
-                await self.r.publish(self.layout.doorbell(), key)
+        await self.r.xadd(self.layout.cmds(self.layout.shard_of(env.game_id)), env.to_fields())
 
     async def outcome(self, game_id: str, seat: int, command_id: str) -> Outcome | None:
         """The stored outcome of ``seat``'s command ``command_id``, if it has one yet."""

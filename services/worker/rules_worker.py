@@ -85,7 +85,7 @@ class RulesWorker:
         )  # fmt: skip
         self.consumer = GroupConsumer(
             client, GROUP, self.worker_id, self.layout.cmds, batch=cfg.batch, cluster_poll_ms=cfg.cluster_poll_ms,
-            doorbell=self.layout.doorbell(),  # on a cluster: submitters ring it, the idle poll wakes at once
+            watch=True,  # on a cluster: a thread per shard blocks on its stream, so a command is read at once
         )  # fmt: skip
         self.planner = Planner(self.layout, cfg, self.repo, self.lease.fence, self.worker_id)
         self.maintenance = Maintenance(
