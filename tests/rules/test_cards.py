@@ -242,10 +242,10 @@ def test_given_a_full_electorate_with_a_knight_when_a_tile_moves_there_then_the_
 
 
 def test_given_a_full_electorate_when_a_tile_moves_there_without_naming_a_knight_then_no_room() -> None:
-    """[D2] With no free aristocrat space a knight to push must be named."""
+    """[D2, X6] With no free aristocrat space the mover must name the knight to push."""
     state = phase4(tile(0, "saxony.aristocrat.0"), *fill("koeln", 1, -2, 2, 3), turn=0)
     rejection = rejected(state, cmd.BuyMove(seat=0, source="saxony.aristocrat.0", electorate="koeln"), "no_room")
-    assert rejection.rulings == ("D2",)
+    assert rejection.rulings == ("D2", "X6")
 
 
 def test_given_a_free_aristocrat_space_when_a_tile_moves_there_naming_a_knight_then_push_not_allowed() -> None:
