@@ -275,14 +275,24 @@ class CardsReturned(Event):
 
 
 class CardTaken(Event):
-    """A card into the seat's play area (``via_trier``: the effect of an empty stack, no card taken)."""
+    """A card from its stack into the seat's play area, paid ``cost`` (``without_effect``: two players only, the
+    effect skipped [X9])."""
 
     type: Literal["CardTaken"] = "CardTaken"
     seat: int
     card: str
     cost: int
-    via_trier: bool = False
     without_effect: bool = False
+
+
+class CardEffectCopied(Event):
+    """Trier's privilege: the seat pays ``cost`` for the effect of a card whose stack is empty; no card is taken,
+    so nothing goes into its play area and descendants do not count it [P6, D1]."""
+
+    type: Literal["CardEffectCopied"] = "CardEffectCopied"
+    seat: int
+    card: str
+    cost: int
 
 
 class PrivilegeUsed(Event):
@@ -292,9 +302,17 @@ class PrivilegeUsed(Event):
 
 
 class Passed(Event):
+    """The seat passes: final, it takes no further turn this phase IV [P1]."""
+
     type: Literal["Passed"] = "Passed"
     seat: int
-    reason: Literal["pass", "rival"] = "pass"
+
+
+class ActionsEnded(Event):
+    """The seat took Rival, which ends its phase IV: it takes no further turn this phase; it did not pass [P1]."""
+
+    type: Literal["ActionsEnded"] = "ActionsEnded"
+    seat: int
 
 
 # --- phase V ----------------------------------------------------------------------------------------------
@@ -408,8 +426,10 @@ ShadowEvent = Annotated[
     | DaughterEnteredConvent
     | CardsReturned
     | CardTaken
+    | CardEffectCopied
     | PrivilegeUsed
     | Passed
+    | ActionsEnded
     | ElectorChanged
     | ElectorRetained
     | ElectionCalled

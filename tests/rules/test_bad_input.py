@@ -352,7 +352,11 @@ def test_given_a_fresh_game_when_listing_then_the_emperor_places_an_empire_city_
     ("command", "reason", "rulings"),
     [
         (cmd.BuyDoctor(seat=1, target="koeln.castle.0"), "does not hold an aristocrat", ("P3", "X10")),
-        (cmd.BuyDoctor(seat=1, target="bohemia.aristocrat.0"), "there is no piece on bohemia.aristocrat.0", ("P3", "X10")),
+        (
+            cmd.BuyDoctor(seat=1, target="bohemia.aristocrat.0"),
+            "there is no piece on bohemia.aristocrat.0",
+            ("P3", "X10"),
+        ),
         (cmd.BuyMove(seat=1, source="koeln.elector", electorate="mainz"), "not an elector", ("P4",)),
         (cmd.BuyMove(seat=1, source="mainz.aristocrat.0", electorate="bohemia"), "belongs to Blue", ("P4",)),
         (cmd.BuyMove(seat=1, source="saxony.aristocrat.0", electorate="saxony"), "another electorate", ("P4",)),
@@ -362,7 +366,11 @@ def test_given_a_fresh_game_when_listing_then_the_emperor_places_an_empire_city_
             ("X2",),
         ),
         (cmd.BuyPromotion(seat=1, knight="koeln.castle.0"), "aristocrat space can be promoted", ("P5",)),
-        (cmd.BuyForeignKingsDaughter(seat=1, baron="koeln.elector"), "must stay a Baron", ("B1", "P5")),  # D3 is the daughter offer
+        (
+            cmd.BuyForeignKingsDaughter(seat=1, baron="koeln.elector"),
+            "must stay a Baron",
+            ("B1", "P5"),
+        ),  # D3 is the daughter offer
     ],
 )
 def test_given_an_illegal_target_when_refused_then_the_sentence_says_why(

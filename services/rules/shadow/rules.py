@@ -9,6 +9,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from events.base import Command, Event, Rejection, parse_json
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_ADAPTER
@@ -23,8 +25,11 @@ from services.rules.shadow.snapshot import restore, snapshot
 from services.rules.shadow.state import GameState
 
 NAME = "shadow"
-RULES_VERSION = "shadow-2"
-"""shadow-2: PhaseStarted cites G3 (the five rounds of eight phases); shadow-1 recorded it without rulings."""
+RULES_VERSION = "shadow-3"
+"""shadow-3: Trier's privilege records ``CardEffectCopied`` (no card is taken) where shadow-2 recorded a
+``CardTaken`` with ``via_trier``, and taking Rival records ``ActionsEnded`` where shadow-2 recorded a ``Passed``
+with ``reason: "rival"``; ``parse_event`` still reads the older forms (see :func:`upcast`).
+shadow-2: PhaseStarted cites G3 (the five rounds of eight phases); shadow-1 recorded it without rulings."""
 
 
 class ShadowRules(GameRules[GameState | None]):
@@ -113,8 +118,8 @@ class ShadowRules(GameRules[GameState | None]):
         return parse_json(COMMAND_ADAPTER, raw)
 
     def parse_event(self, raw: bytes | str | JSON) -> Event:
-        """Validate a recorded event from JSON."""
-        return parse_json(ev.EVENT_ADAPTER, raw)
+        """Validate a recorded event from JSON (events recorded by older rules versions are read as today's)."""
+        return parse_json(ev.EVENT_ADAPTER, upcast(raw))
 
     def encode_event(self, event: Event) -> JSON:
         """An event as JSON-ready data."""
@@ -135,6 +140,32 @@ class ShadowRules(GameRules[GameState | None]):
     def restore(self, data: bytes) -> GameState:
         """Deserialize a state."""
         return restore(data)
+
+
+_OLD_FIELDS = ("via_trier", "reason")
+"""Fields of shadow-1/2 events that name their fact: ``CardTaken.via_trier`` and ``Passed.reason``."""
+_MARKERS = (('"CardTaken"', '"via_trier"'), ('"Passed"', '"reason"'))
+_MARKERS_BYTES = tuple((kind.encode(), field.encode()) for kind, field in _MARKERS)
+
+
+def upcast(raw: bytes | str | JSON) -> bytes | str | JSON:
+    """A recorded event in today's vocabulary [P1, P6]. shadow-1/2 logs record a Trier copy as a ``CardTaken``
+    with ``via_trier`` (true for a copy), now a ``CardEffectCopied``; and taking Rival as a ``Passed`` with
+    ``reason: "rival"`` (``"pass"`` for a pass), now an ``ActionsEnded``."""
+    if isinstance(raw, bytes | str):
+        markers = _MARKERS if isinstance(raw, str) else _MARKERS_BYTES
+        if not any(kind in raw and field in raw for kind, field in markers):  # type: ignore[operator]
+            return raw  # the common case: nothing to rewrite, no second parse
+        raw = orjson.loads(raw)
+    if not isinstance(raw, dict) or raw.get("type") not in ("CardTaken", "Passed"):
+        return raw
+    event = {k: v for k, v in raw.items() if k not in _OLD_FIELDS}
+    if raw["type"] == "CardTaken" and raw.get("via_trier"):
+        event.pop("without_effect", None)
+        event["type"] = "CardEffectCopied"
+    elif raw["type"] == "Passed" and raw.get("reason") == "rival":
+        event["type"] = "ActionsEnded"
+    return event
 
 
 def draw_closed_electorates(state: GameState, seed: int) -> ev.ElectoratesClosed:
