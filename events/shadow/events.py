@@ -317,7 +317,9 @@ class ActionsEnded(Event):
 
 # --- phase V ----------------------------------------------------------------------------------------------
 class ElectorChanged(Event):
-    """A new player wins the seat (or the seat is emptied). ``power`` is every player's power there."""
+    """A new player wins the seat: his aristocrat sits as elector (``new_owner``), or, when he has none that
+    may sit, the incumbent leaves and the seat is emptied (``new_owner`` None). ``power`` is every player's power
+    there [V2-V4]."""
 
     type: Literal["ElectorChanged"] = "ElectorChanged"
     electorate: str
@@ -329,9 +331,22 @@ class ElectorChanged(Event):
 
 
 class ElectorRetained(Event):
+    """The incumbent elector keeps the seat [V2, V3]."""
+
     type: Literal["ElectorRetained"] = "ElectorRetained"
     electorate: str
-    owner: int | None
+    owner: int
+    power: tuple[int, ...]
+    tie_broken_by: int | None = None
+
+
+class ElectorSeatStaysEmpty(Event):
+    """An empty seat stays empty: nobody has power there (``winner`` None), or the winner has no aristocrat that
+    may sit as elector; nobody scores [V2, V4]."""
+
+    type: Literal["ElectorSeatStaysEmpty"] = "ElectorSeatStaysEmpty"
+    electorate: str
+    winner: int | None
     power: tuple[int, ...]
     tie_broken_by: int | None = None
 
@@ -432,6 +447,7 @@ ShadowEvent = Annotated[
     | ActionsEnded
     | ElectorChanged
     | ElectorRetained
+    | ElectorSeatStaysEmpty
     | ElectionCalled
     | CardAimed
     | VoteSealed

@@ -139,7 +139,19 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     ),
     "ElectorRetained": lambda e, p: (
         f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
-        + (f"{p(e.owner)} stays elector." if e.owner is not None else "The seat stays empty.")
+        + f"{p(e.owner)} stays elector"
+        + (f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else "")
+        + "."
+    ),
+    "ElectorSeatStaysEmpty": lambda e, p: (
+        f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
+        + (
+            "Nobody has power there"
+            if e.winner is None
+            else f"{p(e.winner)} wins but has no aristocrat that may sit as elector"
+        )
+        + (f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else "")
+        + "; the seat stays empty."
     ),
     "ElectionCalled": lambda e, p: f"{p(e.rival)} challenges the Emperor {p(e.emperor)}: an election.",
     "CardAimed": lambda e, p: f"{p(e.seat)} aims {CARD_NAMES[e.card]} at {_e(e.electorate)}.",

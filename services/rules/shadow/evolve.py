@@ -297,6 +297,7 @@ for _informational in (
     ev.DaughterEnteredConvent,
     ev.ElectorChanged,
     ev.ElectorRetained,
+    ev.ElectorSeatStaysEmpty,
     ev.VotesRevealed,
     ev.EmperorRetained,
     ev.ThroneLeftEmpty,
