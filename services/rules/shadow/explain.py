@@ -203,7 +203,8 @@ def _place_piece(s: GameState, c: Any, p: ev.Prompt) -> Why | None:
     rulings = DECISION_RULINGS.get(p.decision, ("G1",))
     kinds = PLACEMENT_KINDS.get(p.decision, ())
     if c.space_kind not in kinds:
-        return "illegal_move", f"this placement goes on a space of kind {' or '.join(kinds)}, not {c.space_kind}", rulings
+        wanted = " or ".join(kinds)
+        return "illegal_move", f"this placement goes on a space of kind {wanted}, not {c.space_kind}", rulings
     if c.push is not None and p.decision not in PUSHING:
         return "push_not_allowed", "No knight is pushed in this placement.", rulings
     info = s.layout.electorates[_e(c.electorate)]
