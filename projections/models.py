@@ -8,6 +8,7 @@ from the clock, so a rebuild from zero writes byte for byte what the live projec
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -200,16 +201,32 @@ def command_label(ctx: GameCtx, cmd: StoredCommand, state: Any) -> str:
         return orjson.dumps(cmd.payload).decode()
 
 
+_SECOND_PERSON = re.compile(r"\b(?:(your)|(yours)|(you))\b", re.IGNORECASE)
+
+
+def third_person(label: str, sender: str | None) -> str:
+    """A command's label told by the referee: labels are menu items addressed to the seat that sends them, so
+    "your daughter" / "ends your turn" become "Ann's daughter" / "ends Ann's turn" (``"the sender"`` when the
+    sender has no name)."""
+    name = sender or "the sender"
+
+    def swap(m: re.Match[str]) -> str:
+        return f"{name}'s" if (m.group(1) or m.group(2)) else name
+
+    return _SECOND_PERSON.sub(swap, label)
+
+
 def command_doc(ctx: GameCtx, cmd: StoredCommand, state_before: Any) -> dict[str, Any]:
     """What the audit tells of a command: id, kind, seat and sender, the JSON sent, its label, times, outcome."""
     players = ctx.players
+    sender = players[cmd.seat] if cmd.seat is not None and 0 <= cmd.seat < len(players) else None
     return {
         "id": cmd.command_id,
         "kind": cmd.kind,
         "seat": cmd.seat,
-        "sender": players[cmd.seat] if cmd.seat is not None and 0 <= cmd.seat < len(players) else None,
+        "sender": sender,
         "payload": cmd.payload,
-        "label": command_label(ctx, cmd, state_before),
+        "label": third_person(command_label(ctx, cmd, state_before), sender),
         "received_ms": cmd.received_ms,
         "committed_ms": cmd.committed_ms,
         "outcome": cmd.outcome,
@@ -233,7 +250,7 @@ def _command_words(command: dict[str, Any]) -> str:
         times.append(f"received {iso_ms(command['received_ms'])}")
     if command.get("committed_ms"):
         times.append(f"committed {iso_ms(command['committed_ms'])}")
-    return f"{command['label']} ({', '.join(times)})"
+    return f"{third_person(str(command['label']), command.get('sender'))} ({', '.join(times)})"
 
 
 def compose_audit_entry(
