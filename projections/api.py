@@ -82,6 +82,7 @@ import orjson
 import redis
 
 from projections.base import shown_text
+from projections.export import export_lines
 from projections.history import BadSeat, BadVersion, Game, History, ReadModelError, UnknownGame
 from projections.models import (
     REPLAY_SNAPSHOT_EVERY,
@@ -365,6 +366,10 @@ class ReadModels:
             return verify_game(self.r, self.layout, game_id)
         except VerifyError as exc:
             raise UnknownGame(str(exc)) from None
+
+    def export(self, game_id: str) -> list[bytes]:
+        """The game as the offline adjudicator's input, one JSON line each (projections/export.py)."""
+        return list(export_lines(self.history, self.history.game(game_id)))
 
     def commands(self, game_id: str) -> list[dict[str, Any]]:
         """The game's command log (accepted and rejected commands, in order; no tokens)."""

@@ -22,7 +22,9 @@ import redis
 from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
-from services.store.eventstore import StoredCommand
+from services.rules.contract import GameRules
+from services.store.eventstore import StoredCommand, StoredEvent
+from services.store.meta import GameMeta
 from services.store.repository import GameLookup, GameRepository, UnknownGame, UnknownRules, registry_game
 
 SERVICE_CODES = frozenset(
@@ -79,8 +81,14 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
         raise VerifyError(f"no rules for game name {exc.name!r}") from None
     except UnknownGame:
         raise VerifyError(f"no game {game_id}") from None
-    recorded = repo.events(game_id)
-    log = repo.commands(game_id)
+    return verify_recorded(rules, meta, repo.events(game_id), repo.commands(game_id))
+
+
+def verify_recorded(
+    rules: GameRules[Any], meta: GameMeta, recorded: list[StoredEvent], log: list[StoredCommand]
+) -> dict[str, Any]:
+    """The verification report of a game from what the store holds of it (no IO: the rules re-run only)."""
+    game_id = meta.game_id
     by_id = {c.command_id: c for c in log}
     create = next((c for c in log if c.kind == "create" and c.accepted), None)
     players, settings, seed = list(meta.players), dict(meta.settings), meta.seed

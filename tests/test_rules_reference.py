@@ -44,7 +44,11 @@ def test_given_a_reference_when_parsed_then_entries_with_and_without_titles_and_
     assert list(reference) == ["X1", "KX5"]
     assert reference["X1"].title == "Equal spaces" and reference["X1"].text == "Spaces of one kind are alike."
     assert reference["KX5"].title == "" and reference["KX5"].sentence() == "KX5: Passing is automatic."
-    assert ruling_texts(reference, ["KX5", "Q9"])[1] == {"id": "Q9", "title": "", "text": "(not in the rules reference)"}
+    assert ruling_texts(reference, ["KX5", "Q9"])[1] == {
+        "id": "Q9",
+        "title": "",
+        "text": "(not in the rules reference)",
+    }
 
 
 @pytest.mark.parametrize("game", sorted(ID_LITERALS))
