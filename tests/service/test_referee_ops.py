@@ -26,7 +26,6 @@ from services.rules.registry import get_game
 from services.store.eventstore import read_commands
 from services.worker import perf
 from services.worker.rules_worker import RulesWorker, WorkerConfig
-from tests.service.conftest import redis_url  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.redis
 
@@ -62,7 +61,7 @@ def _play(r: redis.Redis, layout: Layout, name: str, players: int, seed: int) ->
                     game_id=gid,
                     seat=other,
                     payload=ALWAYS_REFUSED[name],
-                )  # fmt: skip
+                )
             )
         if i == 7:
             envelopes.append(
@@ -73,7 +72,7 @@ def _play(r: redis.Redis, layout: Layout, name: str, players: int, seed: int) ->
                     seat=env.seat,
                     payload=env.payload,
                     expected_version=1,
-                )  # fmt: skip
+                )
             )
         envelopes.append(env)
     client = ServiceClient(r, layout)
@@ -85,7 +84,7 @@ def _play(r: redis.Redis, layout: Layout, name: str, players: int, seed: int) ->
 
 
 @pytest.fixture(scope="module")
-def stored(redis_url: str) -> Iterator[Stored]:  # noqa: F811 - the imported fixture
+def stored(redis_url: str) -> Iterator[Stored]:
     """A Shadow and a Barracks game played to their end through a rules worker on a real Redis."""
     layout = Layout(prefix=f"tref{uuid.uuid4().hex[:6]}", shards=4)
     r = redis.Redis.from_url(redis_url)
