@@ -116,11 +116,6 @@ def command_from_entry(entry_id: bytes | str, fields: dict[bytes, bytes]) -> Sto
     )
 
 
-def event_from_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
-    """An event stream entry as a :class:`StoredEvent`."""
-    return _event_from_entry(entry_id, fields)
-
-
 def _event_from_entry(entry_id: bytes, fields: dict[bytes, bytes]) -> StoredEvent:
     return StoredEvent(
         version_of(entry_id), orjson.loads(fields[b"e"]), fields.get(b"c", b"").decode(), int(fields.get(b"t", 0))

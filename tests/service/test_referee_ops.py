@@ -16,6 +16,7 @@ import orjson
 import pytest
 import redis
 
+from events.base import Rejection
 from projections.verify_all import verify_all
 from services import cli
 from services.adjudicator import adjudicate
@@ -155,12 +156,15 @@ def test_given_variant_rules_when_verified_all_then_the_first_differing_event_is
     real = get_game("barracks")
 
     class Variant(type(real.rules)):  # type: ignore[misc]
-        def decide(self, state: Any, command: Any) -> Any:
-            done = super().decide(state, command)
-            if not isinstance(done, list):
+        def execute(self, state: Any, command: Any) -> Any:
+            done = super().execute(state, command)
+            if isinstance(done, Rejection):
                 return done
-            return [self.parse_event({**self.encode_event(e), "rulings": [*e.rulings, "KX99"]}) if e.type == "Passed"
-                    else e for e in done]  # fmt: skip
+            events = [
+                self.parse_event({**self.encode_event(e), "rulings": [*e.rulings, "KX99"]}) if e.type == "Passed" else e
+                for e in done[0]
+            ]
+            return events, self.fold(events, state)
 
     variant = type(real)(**{**real.__dict__, "rules": Variant()})
 
