@@ -31,7 +31,7 @@ class ShadowPresenter(Presenter[GameState | None]):
     flow_events = frozenset(
         {
             "GameStarted", "ElectoratesClosed", "DecisionRequested", "PhaseStarted", "GameEnded", "IncomeCollected",
-            "AristocratsAged", "DescendantsCounted", "CardsReturned", "ElectorRetained", "ElectionCalled",
+            "AristocratsAged", "DescendantsCounted", "CardsReturned", "ElectionCalled",
             "VotesRevealed", "EmperorElected", "EmperorRetained",
         }
     )  # fmt: skip
@@ -44,7 +44,7 @@ class ShadowPresenter(Presenter[GameState | None]):
         kind = event.type
         if kind == "AristocratDied":
             return bool(event.cause == "old_age")
-        if kind == "ElectorChanged":
+        if kind in ("ElectorChanged", "ElectorRetained"):
             return event.tie_broken_by is None
         return kind in self.flow_events
 
