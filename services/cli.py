@@ -200,6 +200,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         print(orjson.dumps(audit).decode(), file=out)
         return 0
+    told: set[str] = set()  # each ruling's text is printed once, where it is first cited
     for entry in audit["entries"]:
         rulings = ",".join(entry.get("rulings") or [])
         command = entry.get("command")
@@ -211,6 +212,9 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
             payload = orjson.dumps(command.get("payload")).decode()
             print(f"       sent by {who_sent(command)}, command id {command.get('id')}: {payload}", file=out)
         for ruling in entry.get("ruling_texts") or ():
+            if ruling["id"] in told:
+                continue
+            told.add(ruling["id"])
             title = f" {ruling['title']}" if ruling.get("title") else ""
             print(f"       {ruling['id']}{title}: {ruling['text']}", file=out)
     return 0

@@ -213,3 +213,24 @@ def test_given_a_tampered_event_when_verified_all_then_the_cli_names_the_game_an
     (verdict,) = [line for line in lines if "game_id" in line]
     assert verdict["game_id"] == gid and verdict["status"] == "changed" and verdict["changed_at"] == 12
     assert lines[-1]["summary"]["changed"] == 1
+
+
+@pytest.mark.parametrize("name", ["shadow", "barracks"])
+def test_given_a_stored_game_when_audited_on_the_command_line_then_refusals_show_with_their_rulings(
+    monkeypatch: pytest.MonkeyPatch, redis_url: str, stored: Stored, name: str
+) -> None:
+    gid = stored.games[name]
+    code, out = _cli(monkeypatch, redis_url, stored.layout, "audit", gid)
+    text = out.decode()
+    assert code == 0
+    refused = [line for line in text.splitlines() if "R refused " in line]
+    logged = [c for c in read_commands(stored.r, stored.layout, gid) if not c.accepted]
+    # Then every logged refusal has its line (the stale version too, citing no ruling), with who sent it
+    assert len(refused) == len(logged) and all(" (seat " in line and " sent " in line for line in refused)
+    assert any("No ruling cited" in line for line in refused)
+    # and each cited ruling's text is printed once, where it is first cited
+    reference = get_game(name).rulings()
+    cited = {r for c in logged for r in c.outcome["rejection"]["rulings"]}
+    for rid in cited:
+        assert text.count(f"       {rid} {reference[rid].title}: {reference[rid].text}") == 1
+    assert "None" not in text and "by None" not in text
