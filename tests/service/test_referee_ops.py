@@ -234,3 +234,11 @@ def test_given_a_stored_game_when_audited_on_the_command_line_then_refusals_show
     for rid in cited:
         assert text.count(f"       {rid} {reference[rid].title}: {reference[rid].text}") == 1
     assert "None" not in text and "by None" not in text
+
+
+def test_given_two_processes_when_verified_all_then_the_verdicts_are_those_of_one(
+    redis_url: str, stored: Stored
+) -> None:
+    one = {v["game_id"]: v for v in verify_all(stored.r, stored.layout)}
+    two = {v["game_id"]: v for v in verify_all(None, stored.layout, processes=2, url=redis_url)}
+    assert one == two and set(one) == set(stored.games.values())
