@@ -77,6 +77,8 @@ class CommitRequest:
     """The events' JSON, in order (append, create)."""
     reply_events: bool = False
     """The reply carries the events (the submitter asked for them)."""
+    reply: bool = True
+    """Push a reply at all (False: the submitter said it never waits; the outcome is still stored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +217,7 @@ class CommitStore:
             req.status,
             snap_v,
             snap_d,
-            policy.reply_ttl_ms,
+            policy.reply_ttl_ms if req.reply else 0,
             req.outcome_ttl_ms,
             policy.feed_maxlen,
             log.kind if log is not None else "",
