@@ -17,6 +17,8 @@ import redis
 
 from projections.base import Applied, GameCtx, Projection, iso_ms, shown_text
 from projections.store import WIN_UNITS, Ops, ProjectionScripts, RMKeys
+from projections.verify import SERVICE_CODES
+from services.bus.envelope import BAD_COMMAND
 from services.rules.contract import GameRules, Presenter, SharedWin, Standing
 from services.rules.reference import Ruling, ruling_texts
 from services.store.eventstore import StoredCommand, command_from_entry
@@ -320,9 +322,14 @@ def compose_refusal_entry(command: dict[str, Any], reference: Mapping[str, Rulin
     version = outcome.get("version")
     version = int(version) if isinstance(version, int) else 0
     at = int(command.get("committed_ms") or 0)
-    cited = (
-        f" Rulings: {', '.join(rulings)}." if rulings else " No ruling cited (a refusal of the service, not a rule)."
-    )
+    if rulings:
+        cited = f" Rulings: {', '.join(rulings)}."
+    elif code in SERVICE_CODES:
+        cited = " No ruling cited: the service refused it before any rule judged it."
+    elif code == BAD_COMMAND:
+        cited = " No ruling cited: it could not be read as a command of this game."
+    else:
+        cited = " No ruling cited."
     return {
         "kind": "refusal",
         "version": version,

@@ -227,7 +227,7 @@ def test_given_a_stored_game_when_audited_on_the_command_line_then_refusals_show
     logged = [c for c in read_commands(stored.r, stored.layout, gid) if not c.accepted]
     # Then every logged refusal has its line (the stale version too, citing no ruling), with who sent it
     assert len(refused) == len(logged) and all(" (seat " in line and " sent " in line for line in refused)
-    assert any("No ruling cited" in line for line in refused)
+    assert any("No ruling cited: the service refused it before any rule judged it." in line for line in refused)
     # and each cited ruling's text is printed once, where it is first cited
     reference = get_game(name).rulings()
     cited = {r for c in logged for r in c.outcome["rejection"]["rulings"]}
