@@ -67,6 +67,9 @@ commands (what the seat may know while the game runs).
   ``events`` are those after ``after_version`` up to ``version`` (the view's): resume with
   ``after_version = version``. A redacted event has ``"redacted": true`` and no secret fields.
 
+``export(game_id)``: the game as the offline adjudicator's input, JSON lines as bytes (projections/export.py);
+``projections.verify_all.verify_all`` verifies every stored game.
+
 ``commands(game_id)``: the command log ``[{"log_id", "version", "id", "kind", "seat", "payload", "received_ms",
 "committed_ms", "outcome"}]`` (accepted and rejected commands, in order).
 """
