@@ -202,6 +202,7 @@ class CommandResult(BaseModel):
     with its narration (``text``: what happened in plain words, as this seat may know it)."""
 
     status: Literal["accepted"] = "accepted"
+    game: str = Field(description="the game's name: which game's events ``events`` holds")
     command_id: str
     first_version: int
     version: int
@@ -235,6 +236,7 @@ class SeatEvents(BaseModel):
     (its own events route only)."""
 
     game_id: str
+    game: str = Field(description="the game's name: which game's events ``events`` holds")
     seat: int | None
     version: int
     over: bool

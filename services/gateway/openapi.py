@@ -118,24 +118,67 @@ def _optional_seat(command: JSON) -> JSON:
     return {**command, "required": [name for name in command["required"] if name != "seat"]}
 
 
+def _ref(name: str) -> JSON:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+EVENT_OF = {"anyOf": [_ref(REDACTED_EVENT), {"type": "null"}]}
+"""What may stand in for a game's event in a reader's list: a redacted one, or null (withheld)."""
+PER_GAME = ("SeatView", "SeatEvents", "CommandResult")
+"""Answers that name their game (``game``): each has a variant per game, and the routes answer their union."""
+
+
+def _variant(components: dict[str, JSON], model: str, game: str, fields: dict[str, JSON]) -> str:
+    """Component ``<game>.<model>``: the generic ``model`` with ``game`` fixed and ``fields`` retyped."""
+    name = f"{game}.{model}"
+    base = copy.deepcopy(components[model])
+    properties = base.setdefault("properties", {})
+    for field, schema in {"game": {"const": game, "type": "string"}, **fields}.items():
+        if field in properties:
+            keep = {k: v for k, v in properties[field].items() if k in ("description", "title")}
+            properties[field] = {**schema, **keep}
+    components[name] = {**base, "title": name}
+    return name
+
+
+def _game_variants(components: dict[str, JSON], game: str, typed: dict[str, bool]) -> None:
+    """The per-game variants of the answers naming their game, and of their parts, for ``game``."""
+    view = _ref(f"{game}.View") if typed["View"] else _ANY_OBJECT
+    command = _ref(f"{game}.Command") if typed["Command"] else _ANY_OBJECT
+    event = {"anyOf": [_ref(f"{game}.Event") if typed["Event"] else _ANY_OBJECT, *EVENT_OF["anyOf"]]}
+    legal = _variant(components, "LegalCommand", game, {"command": command})
+    legal_list = {"type": "array", "items": _ref(legal)}
+    narrated = _variant(components, "NarratedEvent", game, {"event": event})
+    events = {"type": "array", "items": _ref(narrated)}
+    turn = _variant(components, "Turn", game, {"legal": legal_list})
+    _variant(components, "SeatView", game, {"view": view, "legal": legal_list})
+    _variant(components, "SeatEvents", game, {"events": events, "turn": {"anyOf": [_ref(turn), {"type": "null"}]}})
+    _variant(components, "CommandResult", game, {"events": events})
+
+
+def _answer_per_game(document: JSON, games: list[str]) -> None:
+    """Every route answering a :data:`PER_GAME` model answers one of its per-game variants, by ``game``."""
+    for operations in document.get("paths", {}).values():
+        for operation in operations.values():
+            content = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json", {})
+            ref = content.get("schema", {}).get("$ref", "")
+            model = ref.rsplit("/", 1)[-1]
+            if model in PER_GAME:
+                variants = {game: f"#/components/schemas/{game}.{model}" for game in games}
+                content["schema"] = {
+                    "oneOf": [{"$ref": v} for v in variants.values()],
+                    "discriminator": {"propertyName": "game", "mapping": variants},
+                }
+
+
 def type_games(document: JSON, plugins: Iterable[GamePlugin]) -> JSON:
     """``document`` (FastAPI's) with the games' schemas added and the generic fields pointing at them (in
     place; also returned)."""
+    plugins = list(plugins)
     components: dict[str, JSON] = document.setdefault("components", {}).setdefault("schemas", {})
     refs: dict[str, list[JSON]] = {kind: [] for kind, _, _ in KINDS}
     untyped = dict.fromkeys(refs, False)
     request_commands: list[JSON] = []
-    for plugin in plugins:
-        for kind, namespace, attribute in KINDS:
-            schema = getattr(plugin, attribute, None)
-            if not schema:
-                untyped[kind] = True
-                continue
-            parts = game_components(plugin.name, kind, namespace, schema)
-            components.update(parts)
-            refs[kind].append({"$ref": f"#/components/schemas/{plugin.name}.{kind}"})
-            if kind == "Command":
-                request_commands.append(_request_command(plugin.name, parts, components))
     components[REDACTED_EVENT] = {
         "type": "object",
         "title": REDACTED_EVENT,
@@ -144,38 +187,39 @@ def type_games(document: JSON, plugins: Iterable[GamePlugin]) -> JSON:
         "properties": {"type": {"type": "string"}, "redacted": {"const": True}},
         "required": ["type", "redacted"],
     }
+    for plugin in plugins:
+        typed = {}
+        for kind, namespace, attribute in KINDS:
+            schema = getattr(plugin, attribute, None)
+            typed[kind] = bool(schema)
+            if not schema:
+                untyped[kind] = True
+                continue
+            parts = game_components(plugin.name, kind, namespace, schema)
+            components.update(parts)
+            refs[kind].append(_ref(f"{plugin.name}.{kind}"))
+            if kind == "Command":
+                request_commands.append(_request_command(plugin.name, parts, components))
+        if all(model in components for model in (*PER_GAME, "LegalCommand", "NarratedEvent", "Turn")):
+            _game_variants(components, plugin.name, typed)
+    # The generic models (what any game's answer is): their fields are one of the games' schemas.
     view = _union(refs["View"], untyped["View"])
     command = _union(refs["Command"], untyped["Command"])
-    event = {
-        "anyOf": [
-            *_union(refs["Event"], untyped["Event"])["anyOf"],
-            {"$ref": f"#/components/schemas/{REDACTED_EVENT}"},
-            {"type": "null"},
-        ]
-    }
+    event = {"anyOf": [*_union(refs["Event"], untyped["Event"])["anyOf"], *EVENT_OF["anyOf"]]}
     _set(components, "SeatView", "view", {**view, "description": "the game's view for this reader"})
     _set(components, "LegalCommand", "command", command)
-    _set(
-        components,
-        "SeatEvent",
-        "event",
-        {**event, "description": "the event as this reader may see it (null: withheld)"},
-    )
-    _set(components, "NarratedEvent", "event", event)
+    _set(components, "NarratedEvent", "event", {**event, "description": "as this reader may see it (null: withheld)"})
     for name in ("CommandRequest", "CommandRequest-Input"):
         if name in components:
-            request = _union(request_commands, untyped["Command"])
+            description = components[name]["properties"]["command"].get("description", "")
             _set(
                 components,
                 name,
                 "command",
-                {
-                    **request,
-                    "description": components[name]["properties"]["command"].get(
-                        "description", "one of the game's commands (seat may be left out)"
-                    ),
-                },
+                {**_union(request_commands, untyped["Command"]), "description": description},
             )
+    if plugins:
+        _answer_per_game(document, [plugin.name for plugin in plugins])
     return document
 
 

@@ -245,7 +245,7 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
     plugin = plugin_of(pos)
     message = turn(plugin, pos.state, pos.version, seat)
     return SeatEvents(
-        game_id=game_id, seat=seat, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.info.name, seat=seat, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
     )  # fmt: skip
 
@@ -256,7 +256,7 @@ def spectator_events(request: Request, game_id: str = GameId, after: int = After
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
     return SeatEvents(
-        game_id=game_id, seat=None, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.info.name, seat=None, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin_of(pos), pos, items, None),
     )  # fmt: skip
 

@@ -235,6 +235,7 @@ class Gateway:
         own = items if last is None else [item for item in items if item[0] <= last]
         shown = [e.event for e in self.seat_events(pos, own, seat)]
         return CommandResult(
+            game=pos.info.name,
             command_id=outcome.command_id,
             first_version=first,
             version=outcome.version or 0,
