@@ -26,6 +26,7 @@ from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
 from services.gateway.app import create_app
 from services.gateway.asyncbus import SOCKET_TIMEOUT
+from services.gateway.boardlinks import BoardLinks
 from services.gateway.cors import ENV as CORS_ENV
 from services.gateway.cors import parse_origins
 from services.gateway.limits import Limits
@@ -66,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         origins = parse_origins(args.cors_origin if args.cors_origin is not None else [os.environ.get(CORS_ENV, "")])
+        links = BoardLinks.from_env()
     except ValueError as exc:
         p.error(str(exc))
 
@@ -90,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     for thread in threads:
         thread.start()
-    app = create_app(client, layout, limits=limits, cors_origins=origins)
+    app = create_app(client, layout, limits=limits, cors_origins=origins, board_links=links)
     get_logger("gateway").info(
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
         embedded=embedded, in_process=[t.name for t in threads], cors_origins=origins,

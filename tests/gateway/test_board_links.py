@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from services.gateway.boardlinks import BoardLinks
+from services.gateway.boardlinks import ENV, BadLink, BoardLinks
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, error_of, new_game, serve
 from tests.service.conftest import redis_url  # noqa: F401 - fixture
@@ -118,3 +118,25 @@ def test_a_board_link_needs_a_seats_token_and_a_version_the_game_has(linked: Ser
         error_of(seat2.post(f"/games/{gid}/board-links", json={"ttl": 3601}), 422, "validation_error")
         # and a link it gets is always for its own seat
         assert seat2.post(f"/games/{gid}/board-links", json={}).json()["seat"] == 2
+
+
+def test_gateways_sharing_the_link_key_accept_each_others_links(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given two gateways' signers made from the same env THRONE_LINK_KEY, and one from another key
+    monkeypatch.setenv(ENV, "x" * 40)
+    one, two = BoardLinks.from_env(), BoardLinks.from_env()
+    monkeypatch.setenv(ENV, "y" * 40)
+    other = BoardLinks.from_env()
+    # When one makes a link
+    _, query = _parts(one.make("g1", 2, None, 60)[0])
+    args = ("g1", 2, query["version"], int(query["expires"]), query["signature"])
+    # Then the other gateway with the same key shows it, and one with another key refuses it
+    assert two.check(*args) is None
+    with pytest.raises(BadLink, match="altered"):
+        other.check(*args)
+
+
+def test_a_short_link_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a link key too short to be a secret; when a gateway reads it, then it refuses to start with it
+    monkeypatch.setenv(ENV, "short")
+    with pytest.raises(ValueError, match="at least 32"):
+        BoardLinks.from_env()
