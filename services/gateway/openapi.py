@@ -4,17 +4,20 @@ The gateway's models carry a game's view, commands and events as JSON objects (t
 The document is made precise afterwards, from the installed games' plug-ins (``GamePlugin.view_schema``,
 ``command_schema``, ``event_schema``, found through the registry): each game's schemas go into the components
 under the game's name (``shadow.View``, ``shadow.Command``, ``shadow.Event``, their parts as
-``shadow.views.<Name>``, ``shadow.commands.<Name>``, ``shadow.events.<Name>``), and the generic fields point
-at them:
+``shadow.views.<Name>``, ``shadow.commands.<Name>``, ``shadow.events.<Name>``), and the document points at
+them:
 
-* ``SeatView.view``: one of the games' views;
-* ``LegalCommand.command`` (and a ``turn``'s): one of the games' commands; ``CommandRequest.command`` too, with
-  ``seat`` optional (the gateway fills in the token's seat);
-* ``SeatEvent.event`` (events of replies, of the events routes): one of the games' events, or a redacted
-  event (``{"type", "redacted": true, ...}``: what a seat may see of another's secret), or null (withheld).
+* the answers that name their game (``game``: ``SeatView``, ``SeatEvents``, ``CommandResult``) are, per route,
+  one of their per-game variants (``shadow.SeatView``, ...), discriminated by ``game``: in ``shadow.SeatView``
+  the view is ``shadow.View`` and the legal commands ``shadow.Command``; in ``shadow.SeatEvents`` and
+  ``shadow.CommandResult`` an event is ``shadow.Event``, a redacted event (``RedactedEvent``: ``{"type",
+  "redacted": true, ...}``, what a seat may see of another's secret) or null (withheld);
+* the generic models keep the union of every game's (``SeatView.view``: one of the games' views, ...);
+* ``CommandRequest.command``: one of the games' commands with ``seat`` optional (the gateway fills in the
+  token's seat).
 
-A game that declares no such schema (a test's toy game) adds a plain object to the union, which keeps the
-document true for it. Operation ids are short (``submitCommand``, ``getSeatView``): :data:`OPERATION_IDS`
+A game that declares no such schema (a test's toy game) is typed as a plain object where the schema would be
+(in its variants, and added to the generic unions), which keeps the document true for it. Operation ids are short (``submitCommand``, ``getSeatView``): :data:`OPERATION_IDS`
 names the gateway's routes; any other route gets its function's name in camelCase.
 """
 

@@ -13,12 +13,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import orjson
 import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel, RootModel, ValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from services.rules.registry import game_names, get_game
+from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, new_game
 
 pytestmark = pytest.mark.redis
@@ -201,3 +205,34 @@ def test_docs_load_only_local_assets_and_those_are_served(gateway: Served) -> No
             got = http.get(asset)
             assert got.status_code == 200 and len(got.content) > 100, asset
         assert "SwaggerUIBundle" in http.get("/docs/assets/swagger-ui-bundle.js").text
+
+
+def _validator(doc: dict[str, Any], component: str) -> jsonschema.Draft202012Validator:
+    """A JSON Schema validator of the document's component ``component`` (its references resolved in it)."""
+    resource = Resource.from_contents(doc, default_specification=DRAFT202012)
+    registry: Registry[Any] = Registry().with_resource("urn:throne", resource)
+    return jsonschema.Draft202012Validator({"$ref": f"urn:throne#/components/schemas/{component}"}, registry=registry)
+
+
+def test_answers_with_secrets_of_others_conform_to_their_games_variant(gateway: Served) -> None:
+    # Given a Barracks game played a while through HTTP (other seats' cards are redacted in every seat's events)
+    doc = _document(gateway)
+    created = new_game(gateway, game="barracks", players=("Ann", "Bob", "Cid"), seed=8)
+    gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    played = play_http(gateway, created, seed=6, until=lambda g: g.commands >= 15)
+    # When seat 0, and a spectator, read its events and views, and its command replies are looked at
+    with gateway.http(tokens[0]) as http:
+        events = http.get(f"/games/{gid}/seats/0/events").json()
+        view = http.get(f"/games/{gid}/seats/0/view").json()
+        spectator = http.get(f"/games/{gid}/events").json()
+    redacted = [e for e in events["events"] if e["event"] is not None and e["event"].get("redacted")]
+    assert redacted, "another seat's cards are redacted for seat 0"
+    # Then each answer conforms to the Barracks variant of its route's answer
+    for answer, model in ((events, "SeatEvents"), (spectator, "SeatEvents"), (view, "SeatView")):
+        errors = list(_validator(doc, f"barracks.{model}").iter_errors(answer))
+        assert not errors, errors[0].message[:300]
+    replies = _validator(doc, "barracks.CommandResult")
+    for _, _, reply in played.outcomes:
+        assert not list(replies.iter_errors(reply))
+    # and not to Shadow's
+    assert list(_validator(doc, "shadow.SeatView").iter_errors(view))
