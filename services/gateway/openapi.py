@@ -17,8 +17,10 @@ them:
   token's seat).
 
 A game that declares no such schema (a test's toy game) is typed as a plain object where the schema would be
-(in its variants, and added to the generic unions), which keeps the document true for it. Operation ids are short (``submitCommand``, ``getSeatView``): :data:`OPERATION_IDS`
-names the gateway's routes; any other route gets its function's name in camelCase.
+(in its variants, and added to the generic unions), which keeps the document true for it.
+
+Operation ids are short (``submitCommand``, ``getSeatView``): :data:`OPERATION_IDS` names the gateway's routes;
+any other route gets its function's name in camelCase.
 """
 
 from __future__ import annotations
