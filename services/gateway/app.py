@@ -22,6 +22,8 @@ from services.gateway.games import Directory
 from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
 from services.gateway.routes import router
 from services.gateway.service import Gateway
+from services.gateway.webhooks import router as webhooks_router
+from services.webhooks.hooks import HookStore
 
 DESCRIPTION = """
 HTTP and WebSocket gateway of **throne**, an event-sourced referee of board games.
@@ -33,6 +35,8 @@ HTTP and WebSocket gateway of **throne**, an event-sourced referee of board game
 * `GET /games/{id}/seats/{seat}/view`: the seat's view and legal commands;
   `WS /games/{id}/seats/{seat}/feed?after=N`: its events after version N, then live (resumable).
 * `POST /games/{id}/chat`: one line of text in, the board as text and a numbered menu of moves out.
+* `POST /games/{id}/seats/{seat}/webhooks`: a seat's webhook, told (signed HMAC-SHA256) when the game waits for
+  the seat and when it ends.
 * Scoreboard, leaderboard, replay, audit, verification, SVG board; JSON Schemas under `/schemas`.
 
 Every error is `{"error": {"code": "...", "message": "..."}}`.
@@ -89,9 +93,11 @@ def create_app(
         catchups=limits.feed_catchups,
     )  # fmt: skip
     app.state.feeds = feeds
+    app.state.hooks = HookStore(client, layout)
     install_handlers(app)
     app.include_router(router)
     app.include_router(feed_router)
+    app.include_router(webhooks_router)
     # Added last = outermost: the rate check runs first, then the body bound, then routing.
     app.add_middleware(BodySizeLimit, max_body=limits.max_body)  # type: ignore[arg-type]
     app.add_middleware(
