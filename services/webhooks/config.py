@@ -44,7 +44,7 @@ class WebhookConfig:
     retry_cap_s: float = 60.0
     """Backoff between attempts: full jitter, growing from ``retry_first_s`` up to ``retry_cap_s``."""
     claim_idle_ms: int = 600_000
-    """Outbox entries pending this long in another consumer are taken over (that process is presumed dead).
+    """Feed and outbox entries pending this long in another consumer are taken over (it is presumed dead).
     Longer than one notice's whole retry schedule, so a live process's retries are not taken from it."""
     recover_every_ms: int = 30_000
     """How often idle entries of other consumers are looked for."""

@@ -8,8 +8,9 @@ notice kinds (services/webhooks/notices.py) what each hooked seat is told after 
 notices and the new checkpoint in one script (services/webhooks/outbox.py). Only then are the feed entries
 acked.
 
-* Nothing lost: a process killed before the ack reads its pending entries again at its start; one killed
-  after the script finds the checkpoint moved and queues nothing twice. Every ``sweep_every_ms`` it also walks
+* Nothing lost: a process killed before the ack reads its pending entries again at its start (or, under
+  another consumer name, they are claimed after ``claim_idle_ms``); one killed after the script finds the
+  checkpoint moved and queues nothing twice. Every ``sweep_every_ms`` it also walks
   the shards' ``hookgames`` sets and catches up any game whose version is past its checkpoint (feed entries
   read by no one: the process was down when the group was created, or the feed was trimmed).
 * Once: the script moves the checkpoint only from the value the follower read, so two followers never queue
@@ -81,6 +82,7 @@ class WebhookFollower:
         self._pending: set[int] = set()
         self._ready = False
         self._next_sweep = 0.0
+        self._next_recover = 0.0
 
     # --- loop -----------------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -111,6 +113,9 @@ class WebhookFollower:
         if now >= self._next_sweep:
             self.sweep()
             self._next_sweep = now + self.cfg.sweep_every_ms / 1000
+        if now >= self._next_recover:
+            self._claim_idle()
+            self._next_recover = now + self.cfg.recover_every_ms / 1000
         entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
         games: dict[str, None] = {}
         for _shard, _eid, fields in entries:
@@ -133,6 +138,12 @@ class WebhookFollower:
         if out:
             return out
         return self.feeds.read(self.shards, block_ms)
+
+    def _claim_idle(self) -> None:
+        """Take over the feed entries a dead consumer (another name) left pending: read with the next batch."""
+        for shard in self.shards:
+            if self.feeds.claim_idle(shard, self.cfg.claim_idle_ms, pages=1, counts=False):
+                self._pending.add(shard)
 
     def sweep(self) -> int:
         """Catch up every game with webhooks on the served shards; returns the notices queued."""
