@@ -12,8 +12,8 @@ import tests.service.toy_game  # noqa: F401 - registers toy21
 from events.base import Rejection
 from services.bots.kinds import make_bot
 from services.rules.registry import game_names, get_game
-from services.webhooks.notices import Commit, Notice, commits, kinds, notice_id, notices
 from services.store.eventstore import StoredEvent
+from services.webhooks.notices import Commit, Notice, commits, kinds, notice_id, notices
 
 
 def random_game(name: str, seed: int, max_commands: int = 3000) -> list[tuple[Commit, int | None]]:
