@@ -145,6 +145,7 @@ class Deliverer:
 
     def _failed(self, exc: Exception) -> float:
         if is_transient(exc):
+            self.stats["redis_faults"] += 1
             self._outage.failed(exc)
             return self._faults.next()
         self.log.exception("webhooks.error", error=repr(exc)[:300])
@@ -251,5 +252,6 @@ class Deliverer:
             except Exception as exc:
                 if not is_transient(exc) or self._stop.is_set():
                     raise
+                self.stats["redis_faults"] += 1
                 self._outage.failed(exc)
                 await asyncio.sleep(backoff.next())
