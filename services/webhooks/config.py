@@ -48,5 +48,7 @@ class WebhookConfig:
     Longer than one notice's whole retry schedule, so a live process's retries are not taken from it."""
     recover_every_ms: int = 30_000
     """How often idle entries of other consumers are looked for."""
+    redis_threads: int = 16
+    """Threads for the deliverer's Redis calls (hook look-ups, settling, outbox reads)."""
     allow_private: bool = False
     """Deliver to loopback, private and reserved addresses (tests, development): see services/webhooks/targets.py."""

@@ -28,6 +28,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -103,7 +104,14 @@ class Deliverer:
     # --- loop -----------------------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
         """Deliver until ``stop`` is set (runs its own event loop: call it from a thread of its own or the main)."""
-        asyncio.run(self.serve(stop))
+        asyncio.run(self._serve_with_threads(stop))
+
+    async def _serve_with_threads(self, stop: threading.Event) -> None:
+        # Redis calls run in threads (the sync client, shared with the building blocks); the default pool of
+        # cpu + 4 threads would make the tasks queue for it behind the blocking outbox read.
+        with ThreadPoolExecutor(max_workers=self.cfg.redis_threads, thread_name_prefix="webhooks-redis") as pool:
+            asyncio.get_running_loop().set_default_executor(pool)
+            await self.serve(stop)
 
     async def serve(self, stop: threading.Event) -> None:
         """Deliver until ``stop`` is set; unsettled notices are left pending for the next start."""

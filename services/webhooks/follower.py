@@ -151,13 +151,14 @@ class WebhookFollower:
         for shard in self.shards:
             gids = [g.decode() for g in self.r.sscan_iter(self.layout.hook_games(shard), count=1000)]
             for i in range(0, len(gids), 200):
-                queued += self.advance(gids[i : i + 200])
+                queued += self.advance(gids[i : i + 200], listed=True)
         self.stats["sweeps"] += 1
         return queued
 
     # --- notices --------------------------------------------------------------------------------------
-    def advance(self, game_ids: Sequence[str]) -> int:
-        """Queue the notices of every commit past each game's checkpoint; returns the notices queued."""
+    def advance(self, game_ids: Sequence[str], *, listed: bool = False) -> int:
+        """Queue the notices of every commit past each game's checkpoint; returns the notices queued.
+        ``listed``: the games come from the ``hookgames`` sets (those without webhooks are taken out)."""
         layout = self.layout
         pipe = self.r.pipeline(transaction=False)
         for gid in game_ids:
@@ -170,7 +171,8 @@ class WebhookFollower:
         for i, gid in enumerate(game_ids):
             has_hooks, checkpoint, version = got[3 * i : 3 * i + 3]
             if not has_hooks or version is None:
-                self.r.srem(layout.hook_games(layout.shard_of(gid)), gid)  # (a no-op for most games)
+                if listed:  # its webhooks were deleted, or expired with the ended game
+                    self.r.srem(layout.hook_games(layout.shard_of(gid)), gid)
                 continue
             if checkpoint is None:  # hooks without a checkpoint (cannot happen through registration): from now on
                 self.r.set(layout.hooked(layout.shard_of(gid), gid), int(version), nx=True)

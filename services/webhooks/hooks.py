@@ -11,8 +11,9 @@ read Redis can already act for every seat (README, Security). Deleting the hook 
 
 Registration is one script, so the per-seat cap holds however many requests race: it refuses a game that does
 not exist or has ended, counts the seat's hooks, adds the new one, adds the game to its shard's ``hookgames``
-set, and starts the game's checkpoint (``hooked``) at the game's current version when it has none, so the
-webhooks process notifies from the next commit on (what came before is at the seat's events route).
+set, and, when the game had no webhook, sets the game's checkpoint (``hooked``) to the game's current version,
+so the webhooks process notifies from the next commit on (what came before is at the seat's events route). A
+game that already has webhooks keeps its checkpoint: their notices still owed are not skipped.
 """
 
 from __future__ import annotations
@@ -42,8 +43,12 @@ for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
   if string.sub(f, 1, #prefix) == prefix then n = n + 1 end
 end
 if n >= tonumber(ARGV[4]) then return {'FULL', tostring(n)} end
+if redis.call('HLEN', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[2], version)  -- no hook was listening: nothing before now is owed to anyone
+else
+  redis.call('SET', KEYS[2], version, 'NX')
+end
 redis.call('HSET', KEYS[1], prefix .. ARGV[2], ARGV[3])
-redis.call('SET', KEYS[2], version, 'NX')
 redis.call('SADD', KEYS[4], ARGV[5])
 return {'OK', version}
 """

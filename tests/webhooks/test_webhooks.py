@@ -194,3 +194,26 @@ def test_given_a_receiver_that_keeps_failing_when_notices_are_sent_then_they_are
         assert all("whsec_" not in str(r) for r in records)
         # And nothing is left pending in the outbox
         assert gateway.redis.xlen(gateway.layout.webhooks(shard)) == 0
+
+
+def test_given_a_game_whose_only_webhook_was_deleted_when_a_new_one_is_registered_then_it_hears_only_what_follows(
+    gateway: Served, hooks_process: Callable[[WebhookConfig], Hooks]
+) -> None:
+    with receiver() as rx:
+        # Given a game whose seat 1 registered a webhook and deleted it, and moves made while it had none
+        game = new_game(gateway, "toy21", TOY, seed=4)
+        gid = game["game_id"]
+        hook = register(gateway, game, 1, rx.hook_url("/old")).json()
+        with gateway.http(game["seats"][1]["token"]) as http:
+            assert http.delete(f"/games/{gid}/seats/1/webhooks/{hook['id']}").status_code == 204
+        hooks_process(FAST_HOOKS)
+        play(gateway, game, 0)
+        play(gateway, game, 1)
+        # When seat 1 registers a new webhook and the game moves on
+        created = register(gateway, game, 1, rx.hook_url("/new")).json()
+        rx.secrets["/new"] = created["secret"]
+        v3 = play(gateway, game, 0)
+        # Then the new webhook hears of that move only, never of the moves made while nobody listened
+        wait_for(lambda: f"{gid}:1:turn:{v3}" in rx.unique)
+        assert {r.notice_id for r in rx.requests} == {f"{gid}:1:turn:{v3}"}
+        assert {r.path for r in rx.requests} == {"/new"}
