@@ -217,3 +217,37 @@ def test_given_a_game_whose_only_webhook_was_deleted_when_a_new_one_is_registere
         wait_for(lambda: f"{gid}:1:turn:{v3}" in rx.unique)
         assert {r.notice_id for r in rx.requests} == {f"{gid}:1:turn:{v3}"}
         assert {r.path for r in rx.requests} == {"/new"}
+
+
+def test_given_webhooks_at_work_then_their_secrets_are_only_in_the_games_hooks_never_in_logs_or_other_keys(
+    gateway: Served, hooks_process: Callable[[WebhookConfig], Hooks], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from services.log import configure
+    from tests.gateway.test_no_raw_secrets import _everything_stored
+
+    configure("debug")  # every log line, debug included, goes to the captured stderr
+    try:
+        with receiver() as rx:
+            # Given a game whose seat 0 hook fails once then works, and whose seat 1 hook always answers 404
+            rx.answer = lambda got: 404 if got.path.endswith("/1") else (500 if got.attempt == 1 else 200)
+            game = hooked_game(gateway, rx, seed=6)
+            gid = game["game_id"]
+            hooks_process(FAST_HOOKS)
+            # When the game is played to its end
+            for n in range(7):
+                play(gateway, game, n % 2)
+            wait_for(lambda: _status(gateway, game, 0)["delivered"] == 4 and _status(gateway, game, 1)["failed"] == 4)
+    finally:
+        configure("warning")
+    logs = capsys.readouterr()
+    # Then no secret is in a log line
+    keys = list(rx.secrets.values())
+    assert len(keys) == 2 and "webhooks.delivery_failed" in logs.err and "webhooks.retry" in logs.err
+    assert not any(k in logs.err or k in logs.out for k in keys)
+    # And in Redis each is only in its game's hooks hash
+    shard = gateway.layout.shard_of(gid)
+    hooks_key = gateway.layout.hooks(shard, gid).encode()
+    everything = _everything_stored(gateway.redis)
+    outside = everything.replace(b"\n".join(b"%s=%s" % kv for kv in gateway.redis.hgetall(hooks_key).items()), b"")
+    assert all(k.encode() in everything for k in keys)
+    assert not any(k.encode() in outside for k in keys)
