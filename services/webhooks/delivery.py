@@ -49,6 +49,8 @@ from services.webhooks.targets import BadTarget, check_host
 T = TypeVar("T")
 
 USER_AGENT = "throne-webhooks/1"
+MAX_ANSWER = 64 * 1024
+"""Bytes of a receiver's answer read at most (the rest is dropped with the connection)."""
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 """Answers worth another attempt (besides network errors and timeouts); any other 5xx is retried too."""
 
@@ -241,9 +243,15 @@ class Deliverer:
                 "X-Throne-Attempt": str(attempt),
                 "X-Throne-Hook": hook.id,
             }
-            # Streamed and closed unread: a receiver's answer body is never needed, however large.
+            # Streamed: an answer's body is never needed; a short one is read (so the connection is kept for the
+            # next notice), a long one is cut off with its connection, never held in memory.
             async with self._http.stream("POST", hook.url, content=body, headers=headers) as response:
                 status = response.status_code
+                seen = 0
+                async for chunk in response.aiter_raw():
+                    seen += len(chunk)
+                    if seen > MAX_ANSWER:
+                        break
         if 200 <= status < 300:
             return
         if _retriable(status):
