@@ -11,9 +11,10 @@ has webhooks. A kind is a function ``(commit, seat) -> fields | None`` registere
   told again each time another seat answers.
 * ``game_over``: the commit ended the game; the body carries the rules' ``result``.
 
-Kinds to come add themselves the same way (issue [5/7]: a "clock running low" notice). A notice that does not
-follow from a commit (a clock) is queued with :meth:`services.webhooks.outbox.Outbox.enqueue` by whatever
-notices it; its id must again be a function of what it is about, so that a retry carries the same id.
+Kinds to come add themselves the same way (issue [5/7]: a "clock running low" notice). A kind that does not
+follow from a commit (a clock) is declared with :func:`external_kind` and queued with
+:meth:`services.webhooks.outbox.Outbox.notify` by whatever process notices it; its id is again
+:func:`notice_id`, a function of what it is about, so that every retry carries the same id.
 
 Every notice's id is :func:`notice_id` ``(game, seat, kind, version)``: the same notice always has the same id,
 however often it is queued or delivered (after a crash, a retry, two processes), so receivers deduplicate on it.
@@ -68,7 +69,7 @@ class Commit:
 NoticeRule = Callable[[Commit, int], dict[str, Any] | None]
 """A notice kind: the body fields of its notice to ``seat`` after ``commit`` (at least ``text``), or None."""
 
-_KINDS: dict[str, NoticeRule] = {}
+_KINDS: dict[str, NoticeRule | None] = {}
 
 
 def notice_kind(name: str) -> Callable[[NoticeRule], NoticeRule]:
@@ -79,6 +80,12 @@ def notice_kind(name: str) -> Callable[[NoticeRule], NoticeRule]:
         return rule
 
     return add
+
+
+def external_kind(name: str) -> None:
+    """Register a notice kind that follows from no commit (a clock running low): the process that notices it
+    queues it with :meth:`services.webhooks.outbox.Outbox.notify`; webhooks may ask for it like any kind."""
+    _KINDS.setdefault(name, None)
 
 
 def kinds() -> tuple[str, ...]:

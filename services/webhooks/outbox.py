@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import orjson
 import redis
 
 from services.bus.keys import DELIVER_GROUP, Layout
+from services.webhooks.hooks import HookStore
+from services.webhooks.notices import notice_id
 
 FAILURES_MAXLEN = 10_000
 """About how many failure records each shard keeps."""
@@ -75,6 +78,21 @@ class Outbox:
         res = self._enqueue(keys=keys, args=args)
         tag = res[0].decode() if isinstance(res[0], bytes) else res[0]
         return bool(tag == "OK")
+
+    def notify(self, hooks: HookStore, game_id: str, seat: int, kind: str, version: int, fields: dict[str, Any]) -> str:
+        """Queue a notice that follows from no commit (an :func:`~services.webhooks.notices.external_kind`, e.g.
+        a clock running low) for each of ``seat``'s webhooks that asks for ``kind``; returns its id. Queuing the
+        same notice twice sends it twice under one id: receivers deduplicate."""
+        nid = notice_id(game_id, seat, kind, version)
+        body = encode({"id": nid, "kind": kind, "game_id": game_id, "seat": seat, "version": version, **fields})
+        wanted = [h.field for h in hooks.of_seat(game_id, seat) if kind in h.kinds]
+        if wanted:
+            stream = self.layout.webhooks(self.layout.shard_of(game_id))
+            pipe = self.r.pipeline(transaction=False)
+            for field in wanted:
+                pipe.xadd(stream, {"g": game_id, "h": field, "n": body})
+            pipe.execute()
+        return nid
 
     def finish(
         self,

@@ -58,7 +58,7 @@ def test_given_seat_tokens_when_webhooks_are_registered_then_each_seat_manages_o
     # Then it gets the webhook with its secret, once
     assert created.status_code == 201, created.text
     hook = created.json()
-    assert hook["secret"].startswith("whsec_") and hook["kinds"] == ["turn", "game_over"] and hook["seat"] == 0
+    assert hook["secret"].startswith("whsec_") and hook["kinds"][:2] == ["turn", "game_over"] and hook["seat"] == 0
     with gateway.http(game["seats"][0]["token"]) as http:
         listed = http.get(f"/games/{gid}/seats/0/webhooks").json()["webhooks"]
     assert [h["id"] for h in listed] == [hook["id"]]
@@ -251,3 +251,39 @@ def test_given_webhooks_at_work_then_their_secrets_are_only_in_the_games_hooks_n
     outside = everything.replace(b"\n".join(b"%s=%s" % kv for kv in gateway.redis.hgetall(hooks_key).items()), b"")
     assert all(k.encode() in everything for k in keys)
     assert not any(k.encode() in outside for k in keys)
+
+
+def test_given_a_kind_that_follows_from_no_commit_when_another_process_notifies_it_then_its_webhooks_hear_it(
+    gateway: Served, hooks_process: Callable[[WebhookConfig], Hooks]
+) -> None:
+    from services.webhooks.hooks import HookStore
+    from services.webhooks.notices import external_kind, kinds
+    from services.webhooks.outbox import Outbox
+
+    # Given a kind declared by another part of the service (as the clocks of issue [5/7] would)
+    external_kind("test_clock_low")
+    assert "test_clock_low" in kinds()
+    with receiver() as rx:
+        # And seat 0 hooked for it only, seat 1 for turns only
+        game = new_game(gateway, "toy21", TOY, seed=7)
+        gid = game["game_id"]
+        for seat, wanted in ((0, ["test_clock_low"]), (1, ["turn"])):
+            r = register(gateway, game, seat, rx.hook_url(f"/{seat}"), kinds=wanted)
+            assert r.status_code == 201, r.text
+            rx.secrets[f"/{seat}"] = r.json()["secret"]
+        hooks_process(FAST_HOOKS)
+        # When that part notifies both seats of it
+        outbox = Outbox(gateway.redis, gateway.layout)
+        store = HookStore(gateway.redis, gateway.layout)
+        ids = [outbox.notify(store, gid, s, "test_clock_low", 1, {"text": "Two minutes left."}) for s in (0, 1)]
+        # Then only the seat that asked for it hears it, signed, with its id and words; seat 1 hears nothing
+        wait_for(lambda: ids[0] in rx.unique)
+        assert rx.unique[ids[0]].notice == {
+            "id": f"{gid}:0:test_clock_low:1", "kind": "test_clock_low", "game_id": gid, "seat": 0, "version": 1,
+            "text": "Two minutes left.",
+        }  # fmt: skip
+        assert ids[1] not in rx.unique and rx.bad_signatures == 0
+        # And the moves of the game still tell seat 1 its turn, and seat 0 nothing (it asked for no turns)
+        v = play(gateway, game, 0)
+        wait_for(lambda: f"{gid}:1:turn:{v}" in rx.unique)
+        assert {r.notice_id for r in rx.requests} == {ids[0], f"{gid}:1:turn:{v}"}
