@@ -287,3 +287,37 @@ def test_given_a_kind_that_follows_from_no_commit_when_another_process_notifies_
         v = play(gateway, game, 0)
         wait_for(lambda: f"{gid}:1:turn:{v}" in rx.unique)
         assert {r.notice_id for r in rx.requests} == {ids[0], f"{gid}:1:turn:{v}"}
+
+
+def test_given_a_receiver_that_hangs_when_notices_are_due_then_the_other_receivers_still_get_theirs(
+    gateway: Served, hooks_process: Callable[[WebhookConfig], Hooks]
+) -> None:
+    import dataclasses
+    import threading
+
+    release = threading.Event()
+    with receiver() as slow, receiver() as fast:
+        # Given seat 0's webhook on a receiver that holds every request until released (reached as "localhost",
+        # another host than seat 1's receiver on 127.0.0.1), and the process allowed one request per host
+        slow.answer = lambda got: 200 if release.wait(30) else 500
+        game = new_game(gateway, "toy21", TOY, seed=8)
+        gid = game["game_id"]
+        for seat, rx, url in (
+            (0, slow, slow.hook_url("/0").replace("127.0.0.1", "localhost")),
+            (1, fast, fast.hook_url("/1")),
+        ):
+            r = register(gateway, game, seat, url)
+            assert r.status_code == 201, r.text
+            rx.secrets[f"/{seat}"] = r.json()["secret"]
+        hooks_process(dataclasses.replace(FAST_HOOKS, per_host=1, timeout_s=30))
+        try:
+            # When the game goes on while seat 0's receiver hangs on its first notice
+            versions = [play(gateway, game, n % 2) for n in range(6)]
+            # Then seat 1's receiver gets each of its turns all the same
+            wanted = {f"{gid}:1:turn:{v}" for v in versions[0::2]}
+            wait_for(lambda: set(fast.unique) >= wanted)
+            assert slow.unique == {}
+        finally:
+            release.set()
+        # And once released, seat 0's receiver gets its turns too
+        wait_for(lambda: set(slow.unique) >= {f"{gid}:0:turn:{v}" for v in versions[1::2]})
