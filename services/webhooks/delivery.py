@@ -24,10 +24,11 @@ delivered again (by the same consumer when it restarts, else claimed by another)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -67,6 +68,33 @@ def _retriable(status: int) -> bool:
     return status in RETRY_STATUS or status >= 500
 
 
+class _HostSlots:
+    """At most ``per_host`` holders per host at once; a host's semaphore is forgotten once nobody uses it (so
+    the hosts met over time take no memory)."""
+
+    def __init__(self, per_host: int) -> None:
+        self.per_host = per_host
+        self._slots: dict[str, tuple[asyncio.Semaphore, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, host: str) -> AsyncIterator[None]:
+        """Hold one of ``host``'s slots for the block."""
+        sem, users = self._slots.get(host) or (asyncio.Semaphore(self.per_host), 0)
+        self._slots[host] = (sem, users + 1)
+        try:
+            async with sem:
+                yield
+        finally:
+            sem, users = self._slots[host]
+            if users > 1:
+                self._slots[host] = (sem, users - 1)
+            else:
+                del self._slots[host]
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
 class Deliverer:
     """Delivers the queued notices of ``shards``."""
 
@@ -99,7 +127,7 @@ class Deliverer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._busy: set[tuple[int, bytes]] = set()
         self._slots = asyncio.Semaphore(self.cfg.concurrency)
-        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._hosts = _HostSlots(self.cfg.per_host)
         self._stop = threading.Event()
         self._http: httpx.AsyncClient | None = None
 
@@ -231,9 +259,8 @@ class Deliverer:
         except BadTarget as exc:
             raise _Permanent(f"{exc.code}: {exc.message}") from None
         host = urlsplit(hook.url).hostname or ""
-        per_host = self._hosts.setdefault(host, asyncio.Semaphore(self.cfg.per_host))
         assert self._http is not None
-        async with per_host, self._slots:
+        async with self._hosts.hold(host), self._slots:
             now = int(time.time())
             headers = {
                 "Content-Type": "application/json",

@@ -309,7 +309,7 @@ def test_given_a_receiver_that_hangs_when_notices_are_due_then_the_other_receive
             r = register(gateway, game, seat, url)
             assert r.status_code == 201, r.text
             rx.secrets[f"/{seat}"] = r.json()["secret"]
-        hooks_process(dataclasses.replace(FAST_HOOKS, per_host=1, timeout_s=30))
+        hooks = hooks_process(dataclasses.replace(FAST_HOOKS, per_host=1, timeout_s=30))
         try:
             # When the game goes on while seat 0's receiver hangs on its first notice
             versions = [play(gateway, game, n % 2) for n in range(6)]
@@ -321,3 +321,5 @@ def test_given_a_receiver_that_hangs_when_notices_are_due_then_the_other_receive
             release.set()
         # And once released, seat 0's receiver gets its turns too
         wait_for(lambda: set(slow.unique) >= {f"{gid}:0:turn:{v}" for v in versions[1::2]})
+        # And the per-host slots are forgotten once nobody waits for them
+        wait_for(lambda: len(hooks.deliverer._hosts) == 0)
