@@ -90,7 +90,14 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
     errors: list[str] = []
     state = rules.initial_state()
     try:
-        for event in rules.start(players, settings, seed):
+        # Each command is re-decided at the time the worker stamped on it (its logged commit time): a clocked
+        # game's stamps and timeouts come out the same on any day.
+        opening = (
+            rules.start_at(players, settings, seed, create.committed_ms)
+            if create is not None
+            else rules.start(players, settings, seed)
+        )
+        for event in opening:
             made.append(_Made(_norm(rules, event), create))
             state = rules.evolve(state, event)
     except Exception as exc:  # the current rules cannot even open it: every event differs
@@ -109,8 +116,8 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
         try:
             if payload is None or cmd.seat is None:
                 raise ValueError("the logged command is not a JSON object with a seat")
-            command = rules.parse_command({**payload, "seat": cmd.seat})
-            result: list[Event] | Rejection = rules.decide(state, command)
+            command = rules.parse_move({**payload, "seat": cmd.seat})
+            result: list[Event] | Rejection = rules.decide_at(state, command, cmd.committed_ms)
         except Exception as exc:
             # bad_command now (and maybe then); rules that raise are a difference too.
             result = Rejection(code=env_mod.BAD_COMMAND, message=str(exc)[:300])

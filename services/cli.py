@@ -6,7 +6,7 @@
     throne replay GAME [--version V] [--seat S] [--board]
     throne audit GAME [VERSION] [--json]
     throne verify GAME [--json]
-    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections]
+    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-timer]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
@@ -270,7 +270,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure(args.log_level)
     return serve(
         workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
-        projections=not args.no_projections, grace=args.grace,
+        projections=not args.no_projections, grace=args.grace, timer=not args.no_timer,
     )  # fmt: skip
 
 
@@ -333,6 +333,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-gateway", action="store_true")
     serve.add_argument("--no-bots", action="store_true")
     serve.add_argument("--no-projections", action="store_true")
+    serve.add_argument("--no-timer", action="store_true", help="no timer process (clocked games then never time out)")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
 

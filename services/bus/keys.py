@@ -24,6 +24,8 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:botgames                 set      games with seats played by the bots process
     throne:{s17}:game:<gid>:bots          string   JSON: the bot seats of a game (their kinds), until it ends
     throne:{s17}:game:<gid>:chat:<seat>   hash     a seat's chat cursor (version seen, menu shown), with a TTL
+    throne:{s17}:clocks                   zset     clocked games by their next clock alarm (ms): the timer's work
+    throne:{s17}:notices                  stream   clock notices (a seat's time runs low), for feeds and webhooks
 
 ``<scope>`` is the sending seat (a command id is scoped to its seat: the same id sent by two seats names two
 commands, and one seat's ids can never decide another seat's command), ``new`` for a game creation, ``_`` for
@@ -106,6 +108,14 @@ class Layout:
     def games(self, shard: int) -> str:
         """The shard's live games (zset by creation time)."""
         return f"{self.tag(shard)}:games"
+
+    def clocks(self, shard: int) -> str:
+        """The shard's clocked games by their next alarm (zset, ms): written with each commit, read by the timer."""
+        return f"{self.tag(shard)}:clocks"
+
+    def notices(self, shard: int) -> str:
+        """The shard's clock notices (stream): a seat's time runs low."""
+        return f"{self.tag(shard)}:notices"
 
     def ended(self, shard: int) -> str:
         """The shard's ended, not yet archived games (zset by end time)."""
