@@ -16,7 +16,7 @@ clock). Stamps never go back in time: a stamp older than the last one counts as 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,3 +201,17 @@ def format_ms(ms: int) -> str:
     if hours:
         return f"{hours}:{minutes:02d}:{secs:02d}"
     return f"{minutes}:{secs:02d}"
+
+
+def describe_fact(data: dict[str, Any], name: Callable[[int | None], str]) -> str:
+    """A recorded clock fact (``ClockStamped``, ``SeatTimedOut``, as JSON) in plain words; ``name`` names a seat."""
+    if data.get("type") == "SeatTimedOut":
+        default = data.get("default")
+        move = f"plays {default.get('type', 'its default')} for it" if isinstance(default, dict) else "decides for it"
+        text = f"{name(data.get('seat'))} ran out of time ({data.get('decision')}): the referee {move}"
+        if data.get("autoplay"):
+            text += f"; after {data.get('timeouts')} timeouts in a row its decisions are made at once until it plays"
+        return text + "."
+    if data.get("seat") is None:
+        return "The clocks start."
+    return f"{name(data.get('seat'))}'s clock is stamped" + (" after the timeout." if data.get("timed_out") else ".")
