@@ -223,7 +223,10 @@ class ReadModels:
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.presenter.render_text(state, seat, final))
+        board = str(game.presenter.render_text(state, seat, final))
+        # The clocks as of the position's last recorded stamp: a replay shows them the same on any day.
+        clocks = game.plugin.rules.clock_text(state, game.meta.players)
+        return board if clocks is None else f"{board}\n{clocks}"
 
     def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as an SVG document after ``version`` (None: the latest)."""

@@ -215,3 +215,21 @@ def describe_fact(data: dict[str, Any], name: Callable[[int | None], str]) -> st
     if data.get("seat") is None:
         return "The clocks start."
     return f"{name(data.get('seat'))}'s clock is stamped" + (" after the timeout." if data.get("timed_out") else ".")
+
+
+def text(rows: Sequence[dict[str, Any]], setting: str, names: Sequence[str]) -> str:
+    """The clocks in one line for a board or a chat (``rows`` from :func:`status`): ``Clocks (60 s per decision):
+    Ann 0:42 running, LOW; Bob 1:00``."""
+    parts = []
+    for row in rows:
+        seat = row["seat"]
+        name = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+        part = f"{name} {format_ms(row['remaining_ms'])}"
+        if row["running"]:
+            part += " running"
+        if row["low"] and row["running"]:
+            part += ", LOW"
+        if row["autoplay"]:
+            part += ", on defaults"
+        parts.append(part)
+    return f"Clocks ({setting}): " + "; ".join(parts)

@@ -237,9 +237,19 @@ class GameRules(ABC, Generic[State]):
         if clk is None:
             return None
         settings, clocks = clk
-        rows = clock.status(settings, clocks, clocks.at_ms if self.is_over(state) else now_ms)
+        over = self.is_over(state)
+        rows = clock.status(settings, clocks, clocks.at_ms if over else now_ms)
         text = clock.describe(settings)
-        return [{**row, "setting": text} for row in rows]
+        return [{**row, "setting": text, **({"running": False, "deadline_ms": None} if over else {})} for row in rows]
+
+    def clock_text(self, state: State, names: Sequence[str], now_ms: int | None = None) -> str | None:
+        """The clocks in one line for boards and chats (time left as of ``now_ms``; None: as of the position's last
+        recorded stamp, which a replay shows the same on any day); None without clocks."""
+        clk = self.clock_of(state)
+        if clk is None:
+            return None
+        at = clk[1].at_ms if now_ms is None else now_ms
+        return clock.text(self.clock_status(state, at) or [], clock.describe(clk[0]), names)
 
     def next_alarm(self, state: State, after_ms: int) -> int | None:
         """When the timer must look at this game next (a deadline, or a low-time notice after ``after_ms``); None:

@@ -202,9 +202,10 @@ def test_given_a_clocked_game_with_timeouts_when_verified_then_it_replays_identi
         seat = rules.awaited(loaded.state)[0]
         if n % 4 == 3:
             # this decision is left to run out
-            table.clock.now = rules.clock_of(loaded.state)[1].since[seat] + rules.clock_status(
-                loaded.state, table.clock.now
-            )[seat]["remaining_ms"]
+            table.clock.now = (
+                rules.clock_of(loaded.state)[1].since[seat]
+                + rules.clock_status(loaded.state, table.clock.now)[seat]["remaining_ms"]
+            )
             timer.step()
         else:
             table.clock.now += rng.randrange(1_000, 20_000)

@@ -82,7 +82,7 @@ def test_given_a_timer_killed_while_holding_claims_when_another_takes_over_then_
         first.wait(10)
     at_kill = submitted()
     claimed_at_kill = held()
-    assert 0 < at_kill and claimed_at_kill >= at_kill
+    assert at_kill > 0 and claimed_at_kill >= at_kill
     # And a second timer process takes over while the rules worker decides what arrives
     second = spawn_timer(server.url, layout)
     repo = GameRepository(server.client(), layout)
