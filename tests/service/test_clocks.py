@@ -223,3 +223,44 @@ def test_given_a_clocked_game_with_timeouts_when_verified_then_it_replays_identi
     assert folded == table.state(game.game_id).state
     # And the game is off the timer's list
     assert table.alarm(game.game_id) is None
+
+
+def test_given_a_sealed_vote_when_one_voter_times_out_then_its_default_vote_is_sealed_and_the_votes_revealed(
+    table: Table,
+) -> None:
+    rules = get_game("shadow").rules
+    game = table.create("shadow", ["Ann", "Bob", "Cid", "Dee"], {"clock": {"mode": "bank", "bank_s": 900}}, seed=0)
+    rng = random.Random(0)
+    # Given a game played (a second a move) up to a sealed vote of two seats
+    for _ in range(800):
+        loaded = table.state(game.game_id)
+        if loaded.state.pending.decision == "vote" and len(rules.awaited(loaded.state)) == 2:
+            break
+        seat = rules.awaited(loaded.state)[0]
+        table.clock.now += 1_000
+        move = rules.encode_command(rules.sample_legal(loaded.state, seat, rng))
+        table.client.submit(game.game_id, seat, game.tokens[seat], move)
+        table.worker.run_until_idle()
+    else:
+        pytest.fail("no sealed vote reached")
+    first, late = rules.awaited(loaded.state)
+    vote_opened = rules.clock_of(loaded.state)[1].since[late]
+    # When one voter seals its vote and the other lets its bank run out
+    table.clock.now += 5_000
+    table.client.submit(game.game_id, first, game.tokens[first], {"type": "CastVote", "candidate": "rival"})
+    table.worker.run_until_idle()
+    sealed = table.state(game.game_id)
+    assert rules.awaited(sealed.state) == (late,)
+    deadline = vote_opened + rules.clock_of(sealed.state)[1].bank_ms[late]
+    assert table.alarm(game.game_id) == deadline  # the late voter's clock ran all along
+    table.clock.now = deadline
+    timer = table.timer()
+    timer.step()
+    table.worker.run_until_idle()
+    # Then its timeout is recorded with the default vote, the vote it sealed, and the reveal that follows
+    new = table.events(game.game_id)[sealed.version :]
+    assert _types(new)[:2] == ["SeatTimedOut", "VoteSealed"] and "VotesRevealed" in _types(new)
+    assert new[0]["decision"] == "vote" and new[0]["rulings"] == ["X15", "X18"]
+    revealed = next(e for e in new if e["type"] == "VotesRevealed")
+    ballots = {b["seat"]: b["candidate"] for b in revealed["ballots"]}
+    assert ballots[first] == "rival" and ballots[late] == new[0]["default"]["candidate"]
