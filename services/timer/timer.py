@@ -171,7 +171,7 @@ class ClockTimer:
         # dies first, the alarm comes due again and the same command id is submitted (answered once).
         self.r.xadd(self.layout.cmds(self.layout.shard_of(game_id)), env.to_fields())
         self.stats["timeouts"] += 1
-        self.log.info("timer.timeout", game=game_id, seat=seat, turn=turn)
+        self.log.debug("timer.timeout", game=game_id, seat=seat, turn=turn)
 
     def _notices(self, shard: int, game_id: str, version: int, rules: Any, state: Any, now: int) -> str:
         """A notice for each awaited seat whose time is low now (at least once: the id names the seat's running
