@@ -66,8 +66,10 @@ with entry ``{"version", "event_type", "event", "rulings": [str], "inputs": {...
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
+from html import escape
 from typing import Any
 
 import orjson
@@ -231,7 +233,9 @@ class ReadModels:
     def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as an SVG document after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.presenter.render_svg(state, seat, final))
+        board = str(game.presenter.render_svg(state, seat, final))
+        clocks = game.plugin.rules.clock_text(state, game.meta.players)
+        return board if clocks is None else svg_with_line(board, clocks)
 
     def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[Game, Any, Any]:
         game = self.history.game(game_id)
@@ -402,3 +406,19 @@ class ReadModels:
             "events": events,
             "over": bool(rules.is_over(state)),
         }
+
+
+_SVG_SIZE = re.compile(r'(<svg\b[^>]*?\bheight=")(\d+)("[^>]*?\bviewBox="0 0 \d+ )(\d+)(")')
+
+
+def svg_with_line(svg: str, line: str) -> str:
+    """``svg`` made one line taller, with ``line`` written at its bottom (a board's clocks); unchanged when its root
+    element does not give its height and viewBox as plain numbers."""
+    found = _SVG_SIZE.search(svg)
+    end = svg.rfind("</svg>")
+    if found is None or end < 0 or found.group(2) != found.group(4):
+        return svg
+    height = int(found.group(2))
+    taller = f"{found.group(1)}{height + 24}{found.group(3)}{height + 24}{found.group(5)}"
+    text = f'<text x="10" y="{height + 16}" font-size="13" font-family="monospace">{escape(line)}</text>'
+    return svg[: found.start()] + taller + svg[found.end() : end] + text + svg[end:]

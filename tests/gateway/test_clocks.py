@@ -60,7 +60,9 @@ def test_given_a_clocked_game_when_a_seat_looks_then_every_surface_shows_the_tim
         assert f"Clocks (bank 1:00:00 + 0:30 a move): {players[0]} " in look["board"]
         # And the text board, as of the position's last stamp
         board = http.get(f"/games/{gid}/board.txt", params={"seat": seat}).text
+        picture = http.get(f"/games/{gid}/board.svg", params={"seat": seat}).text
     assert f"{players[seat]} 1:00:00 running" in board.splitlines()[-1]
+    assert f"{players[seat]} 1:00:00 running</text></svg>" in picture
 
 
 def test_given_a_game_without_clocks_when_viewed_then_no_clocks_are_shown(served: Served) -> None:
