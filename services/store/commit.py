@@ -80,6 +80,8 @@ class CommitRequest:
     alarm: int | Literal["keep"] | None = "keep"
     """The game's next clock alarm (ms) for the timer process, None to drop it (no clock runs), ``keep``: the
     game has no clocks (the clocks key is not touched)."""
+    reply: bool = True
+    """Push a reply at all (False: the submitter said it never waits; the outcome is still stored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +221,7 @@ class CommitStore:
             req.status,
             snap_v,
             snap_d,
-            policy.reply_ttl_ms,
+            policy.reply_ttl_ms if req.reply else 0,
             req.outcome_ttl_ms,
             policy.feed_maxlen,
             log.kind if log is not None else "",

@@ -165,7 +165,7 @@ class ClockTimer:
         payload = {"type": "TimeOut", "seat": seat, "turn": turn}
         env = CommandEnvelope.signed(
             bytes.fromhex(digest), command_id=timeout_command_id(seat, turn), game_id=game_id, seat=seat,
-            payload=payload,
+            payload=payload, no_reply=True,  # the timer waits for no outcome: its commit moves the alarm on
         )  # fmt: skip
         # The hold of the claim stays as the retry: the timeout's commit moves the alarm on; if this process
         # dies first, the alarm comes due again and the same command id is submitted (answered once).

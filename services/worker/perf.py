@@ -56,8 +56,9 @@ class GameScript:
         """The secret token of ``seat`` in the game :meth:`envelopes` makes (a benchmark's, not a secret)."""
         return f"{game_id}-t{seat}"
 
-    def envelopes(self, game_id: str) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
-        """The creation and the commands of this script for a game called ``game_id``."""
+    def envelopes(self, game_id: str, replies: bool = True) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
+        """The creation and the commands of this script for a game called ``game_id`` (``replies`` False: the
+        commands ask for no reply, as a submitter that never waits does)."""
         tokens = [self.token(game_id, i) for i in range(len(self.players))]
         create = CreateEnvelope(
             command_id=f"{game_id}-create",
@@ -75,6 +76,7 @@ class GameScript:
                 seat=seat,
                 expected_version=version,
                 payload=payload,
+                no_reply=not replies,
             )
             for i, (seat, payload, version) in enumerate(self.moves)
         ]
@@ -256,9 +258,9 @@ def measure_game_memory(url: str, scripts: Sequence[GameScript], shards: int = 1
     """What the games of ``scripts`` cost in Redis memory, played to their end through one rules worker.
 
     ``used_memory`` before and after (per game, per event, per command), the bytes by kind of key right after
-    the games (replies to submitters that never read them included: they expire after a minute) and once the
-    ended games were archived (``archive_after_ms`` reached); the feed is trimmed by length (``feed_maxlen``),
-    outcomes expire after their TTL. Needs a Redis that nothing else writes to meanwhile.
+    the games (the commands ask for no reply, as the bots' do; a submitter that waits pops its reply at once)
+    and once the ended games were archived (``archive_after_ms`` reached); the feed is trimmed by length
+    (``feed_maxlen``), outcomes expire after their TTL. Needs a Redis that nothing else writes to meanwhile.
     """
     layout = Layout(prefix=f"mem{uuid.uuid4().hex[:6]}", shards=shards)
     r = redis.Redis.from_url(url)
@@ -270,7 +272,7 @@ def measure_game_memory(url: str, scripts: Sequence[GameScript], shards: int = 1
     before = int(r.info("memory")["used_memory"])
     creates, per_game = [], []
     for i, script in enumerate(scripts):
-        create, commands = script.envelopes(f"m{i}")
+        create, commands = script.envelopes(f"m{i}", replies=False)  # nobody waits: as the bots submit
         creates.append(create)
         per_game.append(commands)
     client.submit_many(creates)

@@ -227,6 +227,7 @@ class Planner:
             fields=fields, events=[rules.encode_event_bytes(e) for e in events],
             reply_events=isinstance(env, CommandEnvelope) and env.reply_events,
             alarm=rules.next_alarm(folded, now) if rules.clock_of(folded) is not None else "keep",
+            reply=not (isinstance(env, CommandEnvelope) and env.no_reply),
         )  # fmt: skip
         return Plan(entry, request, after)
 
@@ -264,6 +265,7 @@ class Planner:
             # Judged against a state: the commit checks that state's version is still the stored one.
             base_version=game.version if game is not None and record else -1,
             outcome_ttl_ms=self.cfg.rejected_ttl_ms, digest=digest, record=record, log=self._log_record(entry),
+            reply=not (isinstance(env, CommandEnvelope) and env.no_reply and record),
         )  # fmt: skip
         return Plan(entry, request)
 
