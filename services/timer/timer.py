@@ -15,7 +15,9 @@ What a timer does, every ``poll_ms``, for the shards it serves (one pipelined ro
    with the seat's stored digest as the bots process signs, under the deterministic command id
    ``timeout.<seat>.<turn>``: two timers (or one retrying after its hold) submit the same command id, and the
    rules worker's duplicate check answers the second with the first outcome; a timeout that meets a move already
-   made is refused by the rules as ``stale_timeout`` and changes nothing. Its commit moves the alarm on;
+   made is refused by the rules as ``stale_timeout`` and changes nothing. Its commit moves the alarm on. (Only a
+   timeout refused as early, ``clock_running``, is claimed again later under a new id: the rules accept at most
+   one timeout per clock turn whatever its id);
 4. otherwise, when a seat's time runs low, add a notice to the shard's ``notices`` stream (and the game's next
    alarm is set, conditional on the game's version, by ``reschedule.lua``).
 
@@ -152,19 +154,27 @@ class ClockTimer:
             return self._set_alarm(shard, game_id, game.version, None, "dropped")
         due = rules.due_timeouts(state, now - self.cfg.grace_ms)
         if due:
-            self._submit(game_id, game.meta.seat_digest(due[0].seat), due[0].seat, due[0].turn)
+            self._submit(shard, game_id, game.meta.seat_digest(due[0].seat), due[0].seat, due[0].turn, now)
             return "timeout"
         # Nothing to time out: say which seats run low, then sleep until the next alarm.
         noticed = self._notices(shard, game_id, game.version, rules, state, now)
         return self._set_alarm(shard, game_id, game.version, rules.next_alarm(state, now), noticed or "rescheduled")
 
-    def _submit(self, game_id: str, digest: str | None, seat: int, turn: int) -> None:
+    def _submit(self, shard: int, game_id: str, digest: str | None, seat: int, turn: int, now: int) -> None:
         if digest is None:  # (a seat without a digest cannot be: the creation stores one per seat)
             self.log.error("timer.no_digest", game=game_id, seat=seat)
             return
+        cid = timeout_command_id(seat, turn)
+        first = self.r.get(self.layout.outcome(shard, game_id, str(seat), cid))
+        if first is not None and orjson.loads(first).get("status") == "rejected":
+            # Refused (the worker's clock, behind this one's, still ran): claimed again under a new id, or the
+            # stored refusal would answer it for as long as it is kept. At most one is ever accepted: the
+            # rules refuse any timeout of a clock turn already past.
+            cid = f"{cid}.{now}"
+            self.stats["resubmitted"] += 1
         payload = {"type": "TimeOut", "seat": seat, "turn": turn}
         env = CommandEnvelope.signed(
-            bytes.fromhex(digest), command_id=timeout_command_id(seat, turn), game_id=game_id, seat=seat,
+            bytes.fromhex(digest), command_id=cid, game_id=game_id, seat=seat,
             payload=payload, no_reply=True,  # the timer waits for no outcome: its commit moves the alarm on
         )  # fmt: skip
         # The hold of the claim stays as the retry: the timeout's commit moves the alarm on; if this process

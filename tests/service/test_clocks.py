@@ -264,3 +264,29 @@ def test_given_a_sealed_vote_when_one_voter_times_out_then_its_default_vote_is_s
     revealed = next(e for e in new if e["type"] == "VotesRevealed")
     ballots = {b["seat"]: b["candidate"] for b in revealed["ballots"]}
     assert ballots[first] == "rival" and ballots[late] == new[0]["default"]["candidate"]
+
+
+def test_given_a_worker_clock_behind_the_timers_when_the_timeout_comes_early_then_a_later_claim_applies_it(
+    table: Table,
+) -> None:
+    game = table.create("barracks", ["Ann", "Bob"], PER_DECISION)
+    seat = table.state(game.game_id).rules.awaited(table.state(game.game_id).state)[0]
+    # Given a timer whose clock is past the deadline, and a worker whose clock is a second behind it
+    timer_now = [T0 + MINUTE]
+    timer = ClockTimer(table.backend.make(), range(table.backend.layout.shards), layout=table.backend.layout,
+                       config=TimerConfig(hold_ms=5_000), clock=lambda: timer_now[0])  # fmt: skip
+    table.clock.now = T0 + MINUTE - 1_000
+    timer.step()
+    table.worker.run_until_idle()
+    # Then the worker refuses it as early, and nothing is recorded
+    early = table.client.outcome(game.game_id, seat, timeout_command_id(seat, 1))
+    assert early is not None and early.rejection is not None and early.rejection.code == "clock_running"
+    assert "SeatTimedOut" not in _types(table.events(game.game_id))
+    # When the claim's hold has run out and the worker's clock has passed the deadline too
+    timer_now[0] += 5_001
+    table.clock.now = T0 + MINUTE + 4_001
+    timer.step()
+    table.worker.run_until_idle()
+    # Then the timeout, claimed again under a new id, is applied once
+    assert timer.stats["resubmitted"] == 1
+    assert _types(table.events(game.game_id)).count("SeatTimedOut") == 1
