@@ -365,4 +365,4 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in Event.__subclasses__()
     if cls.__module__ == __name__
 }
-EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut})  # the shared clock facts [KX16]
+EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut})  # the shared clock facts [KX17]

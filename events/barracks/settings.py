@@ -40,7 +40,7 @@ class BarracksSettings(BaseModel):
     )
     clock: ClockSettings | None = Field(
         None,
-        description="KX16: the seats' clocks (a limit per decision, or a bank and increment); none: no clocks.",
+        description="KX17: the seats' clocks (a limit per decision, or a bank and increment); none: no clocks.",
     )
 
     @model_validator(mode="before")

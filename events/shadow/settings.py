@@ -23,5 +23,5 @@ class ShadowSettings(BaseModel):
     backer_vp_requires_votes: bool = Field(False, description="E3: only backers with at least one vote take the 1 VP.")
     start_player: int = Field(0, ge=0, le=3, description="The seat that starts as Emperor.")
     clock: ClockSettings | None = Field(
-        None, description="X15: the seats' clocks (a limit per decision, or a bank with an increment); none: no clocks."
+        None, description="X16: the seats' clocks (a limit per decision, or a bank with an increment); none: no clocks."
     )

@@ -30,6 +30,6 @@ def test_given_timed_lines_when_adjudicated_then_timeouts_follow_the_written_tim
     rejections = [r["rejection"]["code"] for r in out if "rejection" in r]  # type: ignore[index]
     assert rejections == ["clock_running", "stale_timeout"]
     timed_out = [r["event"] for r in out if r.get("line") == 3 and "event" in r]
-    assert timed_out[0]["type"] == "SeatTimedOut" and timed_out[0]["rulings"] == ["X15", "X19"]  # type: ignore[index]
-    assert timed_out[-1] == {"type": "ClockStamped", "seat": 0, "at_ms": 61_000, "timed_out": True, "rulings": ["X15"]}
+    assert timed_out[0]["type"] == "SeatTimedOut" and timed_out[0]["rulings"] == ["X16", "X20"]  # type: ignore[index]
+    assert timed_out[-1] == {"type": "ClockStamped", "seat": 0, "at_ms": 61_000, "timed_out": True, "rulings": ["X16"]}
     assert _run(lines) == out

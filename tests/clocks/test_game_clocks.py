@@ -167,9 +167,9 @@ def test_given_a_sealed_vote_when_one_seat_times_out_then_the_others_votes_stand
     timeout = rules.due_timeouts(state, end)[0]
     out, after = rules.execute_at(state, timeout, end)
     fact = out[0]
-    # And its default vote keeps the status quo (its own candidacy for a claimant) [X18], then the votes are revealed
+    # And its default vote keeps the status quo (its own candidacy for a claimant) [X19], then the votes are revealed
     expected = "rival" if late == state.rival else "emperor"
-    assert fact.type == "SeatTimedOut" and fact.decision == "vote" and fact.rulings == ("X15", "X18")
+    assert fact.type == "SeatTimedOut" and fact.decision == "vote" and fact.rulings == ("X16", "X19")
     assert fact.default == {"type": "CastVote", "seat": late, "candidate": expected}
     assert "VotesRevealed" in [e.type for e in out]
     assert out[-1].type == "ClockStamped" and out[-1].timed_out
@@ -187,7 +187,7 @@ def test_given_a_sealed_vote_when_one_seat_times_out_then_the_others_votes_stand
 
 @pytest.mark.parametrize(
     ("decision_type", "wanted", "ruling"),
-    [("actions", {"type": "Pass"}, "X16"), ("marriage_answer", {"type": "AnswerMarriage", "accept": False}, "X17")],
+    [("actions", {"type": "Pass"}, "X17"), ("marriage_answer", {"type": "AnswerMarriage", "accept": False}, "X18")],
 )
 def test_given_a_shadow_decision_when_its_seat_times_out_then_the_referee_passes_or_declines(
     decision_type: str, wanted: dict[str, Any], ruling: str

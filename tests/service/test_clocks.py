@@ -260,7 +260,7 @@ def test_given_a_sealed_vote_when_one_voter_times_out_then_its_default_vote_is_s
     # Then its timeout is recorded with the default vote, the vote it sealed, and the reveal that follows
     new = table.events(game.game_id)[sealed.version :]
     assert _types(new)[:2] == ["SeatTimedOut", "VoteSealed"] and "VotesRevealed" in _types(new)
-    assert new[0]["decision"] == "vote" and new[0]["rulings"] == ["X15", "X18"]
+    assert new[0]["decision"] == "vote" and new[0]["rulings"] == ["X16", "X19"]
     revealed = next(e for e in new if e["type"] == "VotesRevealed")
     ballots = {b["seat"]: b["candidate"] for b in revealed["ballots"]}
     assert ballots[first] == "rival" and ballots[late] == new[0]["default"]["candidate"]

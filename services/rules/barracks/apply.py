@@ -58,12 +58,12 @@ def _game_started(g: Any, e: Any) -> Game:
     return g
 
 
-def _clock_stamped(g: Game, e: Any) -> None:  # [KX16]
+def _clock_stamped(g: Game, e: Any) -> None:  # [KX17]
     assert g.settings.clock is not None and g.clocks is not None
     g.clocks = clock.stamp(g.settings.clock, g.clocks, e.at_ms, e.seat, awaited(g), e.timed_out)
 
 
-def _seat_timed_out(g: Game, e: Any) -> None:  # [KX16]
+def _seat_timed_out(g: Game, e: Any) -> None:  # [KX17]
     assert g.clocks is not None
     g.clocks = clock.timed_out(g.clocks, e.seat)
 

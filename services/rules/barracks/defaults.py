@@ -1,4 +1,4 @@
-"""The referee's default move for each decision, played when a seat's clock runs out [KX16-KX19].
+"""The referee's default move for each decision, played when a seat's clock runs out [KX17-KX20].
 
 A seat awaited for its action must play when it can [KX5], so the default plays as plainly as the listing allows:
 the first influence play offered (the hand's first playable card, on the first free space in board order) that
@@ -24,10 +24,10 @@ def default_key(g: Game, seat: int) -> tuple[tuple[Any, ...], str] | None:
         return None
     if g.phase == ACTION:
         plain = next((k for k in keys if k[0] == "I" and not k[4]), None)
-        return (plain if plain is not None else keys[0]), "KX17"
+        return (plain if plain is not None else keys[0]), "KX18"
     if g.phase == PICK:
-        return keys[0], "KX18"
-    return keys[0], "KX19"
+        return keys[0], "KX19"
+    return keys[0], "KX20"
 
 
 def default_command(g: Game, seat: int) -> tuple[Any, str] | None:

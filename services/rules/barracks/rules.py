@@ -54,7 +54,7 @@ class BarracksRules(GameRules[Game]):
     capabilities = Capabilities(
         min_players=1, max_players=4, hidden_information=True, simultaneous=False, fast_execute=True, fast_sample=True
     )
-    clock_ruling = "KX16"
+    clock_ruling = "KX17"
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Any]:
@@ -113,13 +113,13 @@ class BarracksRules(GameRules[Game]):
         return () if state is None else awaited(state)
 
     def clock_of(self, state: Game | None) -> tuple[ClockSettings, Clocks] | None:
-        """The table's clock setting and clocks [KX16]; None without clocks."""
+        """The table's clock setting and clocks [KX17]; None without clocks."""
         if state is None or state.clocks is None or state.settings.clock is None:
             return None
         return state.settings.clock, state.clocks
 
     def default_command(self, state: Game | None, seat: int) -> tuple[Any, str] | None:
-        """The referee's default move of ``seat`` when its time runs out, with its ruling [KX17-KX19]."""
+        """The referee's default move of ``seat`` when its time runs out, with its ruling [KX18-KX20]."""
         return None if state is None else defaults.default_command(state, seat)
 
     def decision_of(self, state: Game | None, seat: int) -> str:

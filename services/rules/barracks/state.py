@@ -114,7 +114,7 @@ class Game:
     alive: int  # bit e set: Emperor space e holds an Emperor
     full: int  # bit e set: all four sides of Emperor space e hold a card (surrounded if it holds an Emperor) [K22]
     version: int  # events applied
-    clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [KX16]; replaced whole
+    clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [KX17]; replaced whole
     final: dict[str, Any] | None  # the result, once over
 
     def copy(self) -> Game:

@@ -1,4 +1,4 @@
-"""The referee's default move for each decision, played when a seat's clock runs out [X15-X19].
+"""The referee's default move for each decision, played when a seat's clock runs out [X16-X20].
 
 A default changes as little as a referee can: the seat passes, declines, keeps the status quo, and only where a
 piece must be placed takes the first option in board order (the order of the legal listing). Pure: a function of
@@ -12,7 +12,7 @@ from services.rules.shadow import actions
 from services.rules.shadow.state import GameState
 
 _DECLINES: dict[str, tuple[str, ...]] = {
-    # decision -> the command key that declines it [X17]
+    # decision -> the command key that declines it [X18]
     "marriage_answer": ("AnswerMarriage", False),
     "daughter": ("SendDaughterToConvent",),
     "gray_eminence": ("Decline",),
@@ -28,17 +28,17 @@ def default_key(state: GameState, seat: int) -> tuple[tuple[object, ...], str] |
     if not keys:
         return None
     wanted: tuple[object, ...] | None = None
-    ruling = "X19"
+    ruling = "X20"
     if prompt.decision == "actions":
-        wanted, ruling = ("Pass",), "X16"
+        wanted, ruling = ("Pass",), "X17"
     elif prompt.decision in _DECLINES:
-        wanted, ruling = _DECLINES[prompt.decision], "X17"
+        wanted, ruling = _DECLINES[prompt.decision], "X18"
     elif prompt.decision == "vote":
-        # A claimant keeps its own candidacy; everyone else keeps the status quo, the sitting Emperor [X18].
-        wanted, ruling = ("CastVote", "rival" if seat == state.rival else "emperor"), "X18"
+        # A claimant keeps its own candidacy; everyone else keeps the status quo, the sitting Emperor [X19].
+        wanted, ruling = ("CastVote", "rival" if seat == state.rival else "emperor"), "X19"
     if wanted is not None and wanted in keys:
         return wanted, ruling
-    return keys[0], "X19"
+    return keys[0], "X20"
 
 
 def default_command(state: GameState, seat: int) -> tuple[Command, str] | None:

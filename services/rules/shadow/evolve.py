@@ -353,7 +353,7 @@ def _elected(s: GameState, e: ev.EmperorElected) -> GameState:
     return _with(s, _EMPEROR, e.seat)
 
 
-# --- clocks [X15] -------------------------------------------------------------------------------------------------
+# --- clocks [X16] -------------------------------------------------------------------------------------------------
 @_on(ClockStamped)
 def _stamped(s: GameState, e: ClockStamped) -> GameState:
     assert s.settings.clock is not None and s.clocks is not None

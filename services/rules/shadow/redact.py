@@ -49,7 +49,7 @@ def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any
         hidden = {k: v for k, v in data.items() if k != "candidate"}
         return {**hidden, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
     if isinstance(event, ev.SeatTimedOut) and event.decision == "vote" and event.seat != seat and _vote_open(s):
-        # A default vote is a sealed vote too [X18]: that the seat timed out is public, its candidate is not.
+        # A default vote is a sealed vote too [X19]: that the seat timed out is public, its candidate is not.
         hidden = {k: v for k, v in data.items() if k != "default"}
         return {**hidden, "default": None, "redacted": True, "summary": f"{_name(s, event.seat)} ran out of time."}
     if isinstance(event, ev.VictoryPointsScored) and event.seat != seat and s.settings.hidden_victory_points:

@@ -37,7 +37,7 @@ class ShadowRules(GameRules[GameState | None]):
     capabilities = Capabilities(
         min_players=2, max_players=4, hidden_information=True, simultaneous=True, fast_execute=True, fast_sample=True
     )
-    clock_ruling = "X15"
+    clock_ruling = "X16"
 
     def start(self, players: Sequence[str], settings: Mapping[str, Any] | None, seed: int) -> list[Event]:
         """GameStarted (players, settings, seed, board), the two-player draw [G4, T1], the first request."""
@@ -98,13 +98,13 @@ class ShadowRules(GameRules[GameState | None]):
         return () if state is None else actions.awaited(state)
 
     def clock_of(self, state: GameState | None) -> tuple[ClockSettings, Clocks] | None:
-        """The table's clock setting and clocks [X15]; None without clocks."""
+        """The table's clock setting and clocks [X16]; None without clocks."""
         if state is None or state.clocks is None or state.settings.clock is None:
             return None
         return state.settings.clock, state.clocks
 
     def default_command(self, state: GameState | None, seat: int) -> tuple[Command, str] | None:
-        """The referee's default move of ``seat`` when its time runs out, with its ruling [X16-X19]."""
+        """The referee's default move of ``seat`` when its time runs out, with its ruling [X17-X20]."""
         return None if state is None else defaults.default_command(state, seat)
 
     def decision_of(self, state: GameState | None, seat: int) -> str:

@@ -69,7 +69,7 @@ class GameState(NamedTuple):
     pending: Prompt | None = None
     turn: int | None = None
     winners: tuple[int, ...] | None = None
-    clocks: Clocks | None = None  # the seats' clocks, on a table with the clock setting [X15]
+    clocks: Clocks | None = None  # the seats' clocks, on a table with the clock setting [X16]
     version: int = 0
 
     @property
