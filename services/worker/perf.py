@@ -32,6 +32,7 @@ from typing import Any
 import redis
 
 from services.bots.random_bot import choose
+from services.bus.connection import connect
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
 from services.bus.keys import Layout
 from services.client import ServiceClient
@@ -309,6 +310,30 @@ def _drop_prefix(r: redis.Redis, layout: Layout) -> None:
         r.unlink(key)
 
 
+@contextlib.contextmanager
+def local_cluster() -> Iterator[str]:
+    """A Redis Cluster of 3 masters of its own (``deploy/cluster.sh``, loopback ports), for the block; yields its
+    ``redis+cluster://`` URL. Needs redis-server and redis-cli."""
+    import tempfile
+
+    script = Path(__file__).resolve().parents[2] / "deploy" / "cluster.sh"
+    with tempfile.TemporaryDirectory(prefix="throne-bench-cluster-") as tmp:
+        env = {**os.environ, "THRONE_CLUSTER_DIR": str(Path(tmp) / "state"), "PYTHON": sys.executable}
+        env.pop("REDIS_URL", None)
+
+        def run(action: str) -> str:
+            done = subprocess.run(["bash", str(script), action], env=env, capture_output=True, text=True, timeout=90)
+            if done.returncode != 0:
+                raise RuntimeError(f"deploy/cluster.sh {action} failed: {done.stderr[-500:]}")
+            return done.stdout
+
+        started = run("start")
+        try:
+            yield started.strip().splitlines()[-1].removeprefix("REDIS_URL=")
+        finally:
+            run("stop")
+
+
 def spawn_worker(url: str, layout: Layout, *extra: str) -> subprocess.Popen[bytes]:
     """``python -m services.worker`` over every shard of ``layout`` (warnings only)."""
     root = Path(__file__).resolve().parents[2]
@@ -336,7 +361,7 @@ def measure_latency(
     layout = layout or Layout(prefix=f"lat{uuid.uuid4().hex[:6]}", shards=shards)
     shards = layout.shards
     proc = spawn_worker(url, layout, *[arg for p in plugins for arg in ("--plugin", p)])
-    r = redis.Redis.from_url(url)
+    r = connect(url)  # a cluster URL (redis+cluster://) as well as a single Redis
     try:
         deadline = time.monotonic() + 20
         while not all(r.exists(layout.lease(s)) for s in range(shards)):
@@ -344,7 +369,7 @@ def measure_latency(
                 raise RuntimeError("the worker process did not take its leases")
             time.sleep(0.05)
         games = [s.envelopes(f"g{i}") for i, s in enumerate(scripts)]
-        boot = ServiceClient(redis.Redis.from_url(url), layout)
+        boot = ServiceClient(connect(url), layout)
         boot.submit_many([c for c, _ in games])
         for create, _ in games:
             if not boot.wait_on(create, timeout=20).accepted:
@@ -355,7 +380,7 @@ def measure_latency(
         stop_at = time.monotonic() + seconds
 
         def play(index: int) -> None:
-            client = ServiceClient(redis.Redis.from_url(url), layout)
+            client = ServiceClient(connect(url), layout)
             mine = [cmds for i, (_, cmds) in enumerate(games) if i % clients == index]
             queue = _interleave(mine) if mine else []
             next_at = time.monotonic()

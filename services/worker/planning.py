@@ -12,7 +12,7 @@ commands of the same game in a batch are decided on it before any commit.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,7 +147,7 @@ class Planner:
         # Decide and fold in one pass (a game may do it faster than deciding, then folding the events).
         done = rules.execute_at(game.state, command, now)
         if isinstance(done, Rejection):
-            return self.reject(entry, cid, gid, done.code, done.message, game, env=env, now=now)
+            return self.reject(entry, cid, gid, done.code, done.message, game, env=env, rulings=done.rulings, now=now)
         return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1], now=now)
 
     def _create(self, entry: Entry, env: CreateEnvelope, existing: LoadedGame | None, rnd: Round) -> Plan:
@@ -243,10 +243,12 @@ class Planner:
         *,
         env: Envelope | None = None,
         record: bool = True,
+        rulings: Sequence[str] = (),
         now: int | None = None,
     ) -> Plan:
         """A rejection. ``record``: the sender is authenticated (or it is a creation), so the outcome is stored
-        under its command id (for ``rejected_ttl_ms``); else it is only answered on the reply list."""
+        under its command id (for ``rejected_ttl_ms``); else it is only answered on the reply list. ``rulings``: the
+        ids of the rules the command broke (a rules rejection's), kept in the outcome and the command log."""
         shard = entry[0]
         scope = env.scope if env is not None else entry_scope(entry[2] or {})
         digest = env.digest() if env is not None else ""
@@ -256,7 +258,7 @@ class Planner:
             "shard": shard,
             "status": "rejected",
             "version": game.version if game is not None else None,
-            "rejection": {"code": code, "message": message},
+            "rejection": {"code": code, "message": message, "rulings": list(rulings)},
             "digest": digest or None,
         }
         request = CommitRequest(
