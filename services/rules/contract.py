@@ -280,10 +280,11 @@ class GameRules(ABC, Generic[State]):
     def _time_out(self, state: State, command: TimeOut, at_ms: int) -> tuple[list[Event], State] | Rejection:
         """A seat's time ran out: the recorded fact, the game's default move, the stamp. Stale or early: refused."""
         clk = self.clock_of(state)
+        cite = (self.clock_ruling,) if self.clock_ruling else ()
         if clk is None:
-            return Rejection(code="no_clock", message="This table plays without clocks.")
+            return Rejection(code="no_clock", message="This table plays without clocks.", rulings=cite)
         if self.is_over(state):
-            return Rejection(code="game_over", message="The game is over.")
+            return Rejection(code="game_over", message="The game is over.", rulings=cite)
         settings, clocks = clk
         seat = command.seat
         if command.turn != clocks.turn or seat not in self.awaited(state):
@@ -292,14 +293,15 @@ class GameRules(ABC, Generic[State]):
                 + ("" if seat in self.awaited(state) else " and does not await that seat")
                 + ": a move came first."
             )
-            return Rejection(code="stale_timeout", message=message, rulings=(self.clock_ruling,))
+            return Rejection(code="stale_timeout", message=message, rulings=cite)
         if not clock.expired(settings, clocks, seat, at_ms):
             left = clock.remaining(settings, clocks, seat, at_ms)
             message = f"Seat {seat} still has {clock.format_ms(left)} ({left} ms) on its clock."
-            return Rejection(code="clock_running", message=message, rulings=(self.clock_ruling,))
+            return Rejection(code="clock_running", message=message, rulings=cite)
         default = self.default_command(state, seat)
         if default is None:
-            return Rejection(code="no_default", message=f"The game has no default move for seat {seat} now.")
+            message = f"The game has no default move for seat {seat} now."
+            return Rejection(code="no_default", message=message, rulings=cite)
         move, ruling = default
         count = clocks.timeouts[seat] + 1
         fact = SeatTimedOut(
