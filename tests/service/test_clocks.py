@@ -13,7 +13,9 @@ from typing import Any
 import orjson
 import pytest
 
+from projections.api import ReadModels
 from projections.verify import verify_game
+from services.adjudicator import adjudicate
 from services.bus.envelope import STALE_VERSION
 from services.client import NewGame, ServiceClient
 from services.rules.registry import get_game
@@ -223,6 +225,13 @@ def test_given_a_clocked_game_with_timeouts_when_verified_then_it_replays_identi
     assert folded == table.state(game.game_id).state
     # And the game is off the timer's list
     assert table.alarm(game.game_id) is None
+    # And its export, refereed offline at the times it carries, gives the stored events byte for byte
+    lines = ReadModels(table.backend.make(), table.backend.layout).export(game.game_id)
+    offline = [orjson.dumps(rec["event"]) for rec in adjudicate(lines) if "event" in rec]
+    lay = table.backend.layout
+    assert offline == [
+        f[b"e"] for _, f in table.backend.make().xrange(lay.events(lay.shard_of(game.game_id), game.game_id))
+    ]
 
 
 def test_given_a_sealed_vote_when_one_voter_times_out_then_its_default_vote_is_sealed_and_the_votes_revealed(
