@@ -8,6 +8,7 @@
     throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
     throne export GAME [-o OUTPUT]
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
+           [--no-timer]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
@@ -345,6 +346,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(
         workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
         projections=not args.no_projections, webhooks=not args.no_webhooks, grace=args.grace,
+        timer=not args.no_timer,
     )  # fmt: skip
 
 
@@ -415,6 +417,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-bots", action="store_true")
     serve.add_argument("--no-projections", action="store_true")
     serve.add_argument("--no-webhooks", action="store_true")
+    serve.add_argument("--no-timer", action="store_true", help="no timer process (clocked games then never time out)")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
 

@@ -14,6 +14,7 @@ Everything about the game goes through its contract (``narrate``, ``prompt``, ``
 from __future__ import annotations
 
 import textwrap
+import time
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -189,7 +190,9 @@ def _upto(items: History, upto: int) -> History:
 
 
 def _board(now: Seat, seat: int) -> str:
-    return now.plugin.presenter.render_text(now.pos.state, seat)
+    board = now.plugin.presenter.render_text(now.pos.state, seat)
+    clocks = now.plugin.rules.clock_text(now.pos.state, now.pos.info.players, int(time.time() * 1000))
+    return board if clocks is None else f"{board}\n{clocks}"
 
 
 def _messages(

@@ -10,6 +10,7 @@ event's redaction (the state right after the event while the game runs, the fina
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -108,4 +109,5 @@ def turn(plugin: GamePlugin, state: Any, version: int, seat: int) -> dict[str, A
             for i, (c, label) in enumerate(zip(commands, labels, strict=True))
         ],
         "groups": [{"title": title, "indexes": list(part)} for title, part in groups_of(plugin, commands, state)],
+        **({"clocks": clocks} if (clocks := rules.clock_status(state, int(time.time() * 1000))) is not None else {}),
     }

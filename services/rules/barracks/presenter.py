@@ -49,7 +49,7 @@ def _distinctive_forms(T: Tables) -> dict[str, tuple[str, ...]]:
 class BarracksPresenter(Presenter[Game]):
     """Views, redaction and words of The Barracks Emperors."""
 
-    quiet_events = frozenset({"DecisionRequested"})
+    quiet_events = frozenset({"DecisionRequested", "ClockStamped"})
     """A request for the next decision: the command answering it shows who decided."""
     leaderboard = LeaderboardSpec(score_label="points", shared_win="each")
     """A leaderboard averages points; a tie (without the tiebreak option) is a shared victory of each [K39]."""
@@ -95,6 +95,14 @@ class BarracksPresenter(Presenter[Game]):
         if kind is F.GameStarted:  # the seed is secret; the data record (public, and long) is named by its version
             shown = {k: v for k, v in data.items() if k != "data"}
             return {**shown, "seed": None, "data_version": event.data.get("version"), "redacted": True}
+        if kind is F.SeatTimedOut and event.seat != seat:
+            # The default move names the card it plays or keeps; what of it is public, the events after it show.
+            return {
+                **data,
+                "default": None,
+                "redacted": True,
+                "summary": words.describe(event, state.players if state is not None else ()),
+            }
         if kind in _SECRET_ORDER:
             return {**data, "order": None, "size": len(event.order), "redacted": True}
         if kind in _SECRET_OF_SEAT and event.seat != seat:
