@@ -21,13 +21,13 @@ from starlette.concurrency import run_in_threadpool
 
 from services.gateway import errors as E
 from services.gateway.auth import seat_of
-from services.gateway.chat import ChatError, Choice, interpret, normalize
-from services.gateway.chatmenu import Menu, Page
 from services.gateway.errors import ApiError
 from services.gateway.games import GameInfo, History, Position
 from services.gateway.models import ChatReply, ChatRequest, Listing, ListingEntry
-from services.gateway.narration import groups_of, lines, plugin_of
+from services.gateway.narration import lines, plugin_of
 from services.gateway.service import Gateway
+from services.menus.menu import Menu, Page, menu_of
+from services.menus.phrases import ChatError, Choice, interpret, normalize
 from services.rules.contract import GamePlugin
 
 CURSOR_TTL_S = 14 * 24 * 3600
@@ -63,14 +63,12 @@ class Seat:
 
 def _seat_menu(pos: Position, seat: int) -> Seat:
     plugin = plugin_of(pos)
-    rules, presenter = plugin.rules, plugin.presenter
-    commands = [] if pos.over else rules.legal_commands(pos.state, seat)
-    labels = [presenter.label(c, pos.state) for c in commands]
-    return Seat(pos, plugin, commands, Menu(labels, groups_of(plugin, commands, pos.state)))
+    commands = [] if pos.over else plugin.rules.legal_commands(pos.state, seat)
+    return Seat(pos, plugin, commands, menu_of(plugin, commands, pos.state))
 
 
 async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest, max_chars: int) -> ChatReply:
-    """Answer one line of chat of the token's seat (see :mod:`services.gateway.chat` for what a line may be)."""
+    """Answer one line of chat of the token's seat (see :mod:`services.menus.phrases` for what a line may be)."""
     info = await gw.info(game_id)
     seat = seat_of(info, token)
     assert token is not None

@@ -12,9 +12,8 @@ import httpx
 import pytest
 
 import tests.service.toy_game
-from services.gateway.chat import ChatError, Choice, interpret, menu, normalize, pick
-from services.gateway.chatmenu import Menu
-from services.gateway.narration import groups_of, type_title
+from services.menus.menu import Menu, groups_of, type_title
+from services.menus.phrases import ChatError, Choice, interpret, menu, normalize, pick
 from services.rules.contract import GamePlugin, Presenter
 from services.rules.registry import get_game
 from tests.gateway.bots import play_http

@@ -1,6 +1,7 @@
-"""The chat surface's parsing: what one line of chat text asks for, given the seat's menu.
+"""What one typed line asks for, given the seat's menu (the chat surface's and ``throne play``'s parsing).
 
-A chat-bot developer relays one line from their chat platform. The line is, in this order:
+A chat-bot developer relays one line from their chat platform; a terminal player types one. The line is, in
+this order:
 
 * a word that only looks: empty, ``board``, ``menu``, ``help``, ``?`` (the board and the top of the menu);
 * ``more`` (the next page of the listing shown last) or ``back`` (the listing above it);
@@ -23,8 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from services.gateway.chatmenu import LEVEL, Menu
-from services.gateway.errors import AMBIGUOUS, NO_MATCH
+from services.menus.menu import LEVEL, Menu
 
 SHOW_WORDS = frozenset({"", "board", "menu", "help", "?", "show", "look", "top", "start"})
 HELP_WORDS = frozenset({"help", "?"})
@@ -35,6 +35,10 @@ _KEY = re.compile(r"^[a-z]{1,2}(?:\.\d{1,3})*\.?$")
 _SPACES = re.compile(r"\s+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 """Typographic apostrophes (phones type them) read as plain ones."""
+AMBIGUOUS = "ambiguous_choice"
+"""The code of a line that names several moves."""
+NO_MATCH = "no_match"
+"""The code of a line that names no move."""
 
 
 class ChatError(Exception):
