@@ -317,7 +317,7 @@ class _Terminal:
             self.show(board=True)
             return False
         try:
-            choice = interpret(line, t.menu)
+            choice = interpret(line, t.menu, within=t.key)
         except ChatError as exc:
             self.say(f"# {exc.message}")
             if len(exc.candidates) < len(t.menu):

@@ -78,7 +78,7 @@ async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest,
     pos = now.pos
     stale = body.version is not None and body.version != pos.version
     try:
-        choice = interpret(body.text, now.menu)
+        choice = interpret(body.text, now.menu, within=cursor.key if cursor.menu == now.menu.digest else "")
     except ChatError as exc:
         if stale:  # it named a move of a menu that is gone: say so rather than why it fits the new one badly
             await _menu_changed(gw, cursor_key, cursor, now, seat, f"the game moved on to version {pos.version}")

@@ -268,6 +268,25 @@ def test_a_phase_iv_menu_is_grouped_and_paged_under_the_limit_and_every_move_is_
         assert interpret("PERMIT koln", menu) == Choice("open", key=koeln.key)
 
 
+def test_a_title_shared_by_several_groups_opens_the_one_inside_the_group_shown_last() -> None:
+    # Given a phase IV menu where several groups share a title (an electorate under two actions)
+    state, _, legal = _phase_iv()
+    labels = [SHADOW.presenter.label(c, state) for c in legal]
+    menu = Menu(labels, SHADOW.presenter.menu_groups(legal, state))
+    by_title: dict[str, list[Any]] = {}
+    for group in menu.groups():
+        by_title.setdefault(group.title.split(" > ")[-1], []).append(group)
+    title, groups = next((t, gs) for t, gs in by_title.items() if len(gs) > 1 and all(g.parent.key for g in gs))
+    # When the title alone is typed, it names no single group or move
+    with pytest.raises(ChatError):
+        interpret(title, menu)
+    # Then, typed while one parent group is shown, it opens that parent's group of that title
+    for group in groups:
+        assert interpret(title.upper(), menu, within=group.parent.key) == Choice("open", key=group.key)
+    # And a phrase that does pick something in the whole menu is read as before, whatever group is shown
+    assert interpret("1", menu, within=groups[0].parent.key) == Choice("play", number=1)
+
+
 def test_the_contract_default_groups_a_menu_by_command_type() -> None:
     # Given a game whose presenter keeps the contract's one-group menu (Shadow's rules behind a plain Presenter)
     plain = GamePlugin(rules=SHADOW.rules, presenter=Presenter(SHADOW.rules))
