@@ -8,7 +8,8 @@ this order:
 * a move's number (``3``, ``#3``, ``3.``);
 * a group's key (``C``, ``C.2``: shown in the menu before each group of moves), which opens that group;
 * a short phrase: the move whose label is exactly the phrase, else the group whose title is, else the one move
-  whose label contains the phrase, else the one containing all of its words (in any order); failing that (none
+  whose label contains the phrase, else the one containing all of its words (in any order), each found at the
+  start of a word ("kol" finds "Köln", "x" finds nothing in "Saxony"); failing that (none
   or several), the one group whose titles hold all the words and every move the phrase names ("permit koln"
   opens "Permit > Köln"). Phrases ignore case and accents ("koln" finds "Köln").
 
@@ -138,10 +139,10 @@ def _phrase(text: str, phrase: str, chat_menu: Menu, numbers: list[int], groups:
     named = [g for g, title in zip(groups, titles, strict=True) if title == phrase]
     if len(named) == 1:
         return Choice("open", key=named[0].key)
-    hits = [n for n, label in labels.items() if phrase in label]
+    hits = [n for n, label in labels.items() if _starts_words(phrase, label)]
     if not hits:
         words = phrase.split(" ")
-        hits = [n for n, label in labels.items() if all(w in label for w in words)]
+        hits = [n for n, label in labels.items() if all(_starts_words(w, label) for w in words)]
     if len(hits) == 1:
         return Choice("play", number=hits[0])
     words = phrase.split(" ")
@@ -156,3 +157,14 @@ def _phrase(text: str, phrase: str, chat_menu: Menu, numbers: list[int], groups:
         f"{len(hits)} moves match {text.strip()!r}; send the number of one of them",
         [lines[n - 1] for n in hits],
     )
+
+
+def _starts_words(phrase: str, label: str) -> bool:
+    """Whether ``phrase`` occurs in ``label`` starting at the start of a word ("kol" and "koln" in "... in
+    koln", never "x" in "saxony": a stray letter picks no move)."""
+    start = label.find(phrase)
+    while start >= 0:
+        if start == 0 or not label[start - 1].isalnum():
+            return True
+        start = label.find(phrase, start + 1)
+    return False

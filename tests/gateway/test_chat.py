@@ -437,3 +437,17 @@ def test_a_number_typed_after_the_moves_changed_is_refused_once_with_the_new_men
         assert err["menu"]
         # And the same number, now that the new menu was shown, plays
         assert _chat(http, gid, "1")["result"]["label"] == err["menu"][0].split(". ", 1)[1]
+
+
+def test_a_phrase_matches_from_the_start_of_words_so_a_stray_letter_picks_nothing() -> None:
+    # Given a plain menu where one label holds the letter x inside a word
+    labels = ["Place an empire city in Saxony", "Place an empire city in Köln", "Pass"]
+    # When a stray letter is typed, then it picks no move
+    with pytest.raises(ChatError) as caught:
+        pick("x", labels)
+    assert caught.value.code == "no_match"
+    # And the start of a word, or of several words in any order, still picks the move
+    assert pick("sax", labels) == 0
+    assert pick("KOL city", labels) == 1
+    with pytest.raises(ChatError):
+        pick("axony", labels)

@@ -46,7 +46,7 @@ def test_given_no_redis_url_when_a_person_always_picks_the_first_choice_then_the
     # Then the game is played to its end against the bots, with the board and a menu at each of the person's turns
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
-    assert out.count("-- your move") > 10 and "  1. " in out
+    assert out.count("-- your move") > 10 and "\n1. " in out
     assert "# game over:" in out and '"winners"' in out
 
 
