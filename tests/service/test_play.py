@@ -116,6 +116,9 @@ def test_given_a_typist_when_a_whole_game_is_played_with_phrases_help_and_redraw
     if game == "shadow":
         # And income reads as arithmetic
         assert INCOME.search(text), [line for line in text.splitlines() if "income" in line][:5]
+    else:
+        # And the final scores read as arithmetic
+        assert re.search(r"Ann: \d+ \(Emperors\) \+ \d+ \(\d+ sets?, \d+ Triumph barbarians?\) = \d+", text)
 
 
 def test_given_a_long_menu_when_a_group_is_named_then_only_its_moves_are_listed(embedded: None) -> None:
