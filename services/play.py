@@ -39,7 +39,7 @@ from services.engine_demo import NAMES, player_names
 from services.menus.menu import Menu, menu_of
 from services.menus.phrases import ChatError, interpret, normalize
 from services.rules.contract import Command, GamePlugin
-from services.rules.registry import default_game, get_game
+from services.rules.registry import UnknownGame, default_game, get_game
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 DEFAULT_NAME = "Player"
@@ -123,6 +123,8 @@ class _Table:
     page: int = 0
     shown_at: int = -1
     """The version whose board and menu were last shown (-1: none yet)."""
+    resumed: bool = False
+    """A game resumed: its first narration is only its latest events."""
 
 
 def play(
@@ -208,11 +210,15 @@ def _resume(client: ServiceClient, game_id: str, token: str, out: TextIO) -> _Ta
     if seat is None:
         print(f"# that token is no seat's token of game {game_id}", file=out)
         return None
-    plugin = get_game(str(info["name"]))
+    try:
+        plugin = get_game(str(info["name"]))
+    except UnknownGame:
+        print(f"# game {game_id} is of {info['name']!r}, a game not installed here", file=out)
+        return None
     names = [str(n) for n in info["players"]]
     print(f"# {plugin.name}: {names[seat]} at seat {seat} resumes game {game_id} (version {info['version']})",
           file=out)  # fmt: skip
-    return _Table(plugin, game_id, seat, token, names, state=plugin.rules.initial_state())
+    return _Table(plugin, game_id, seat, token, names, state=plugin.rules.initial_state(), resumed=True)
 
 
 class _Terminal:
@@ -228,7 +234,7 @@ class _Terminal:
     def run(self) -> dict[str, Any] | None:
         t, rules = self.t, self.rules
         told = self.catch_up()
-        if len(told) > RESUME_LINES:  # a resumed game: only the latest events
+        if t.resumed and len(told) > RESUME_LINES:  # a resumed game: only the latest events
             self.say(f"  ({len(told) - RESUME_LINES} earlier events not shown)")
             told = told[-RESUME_LINES:]
         self.tell(told)

@@ -112,7 +112,7 @@ def test_given_a_typist_when_a_whole_game_is_played_with_phrases_help_and_redraw
     stored = stored_text(ServiceClient(), game_id)
     assert "Ann" in stored and '"You"' not in stored
     assert not re.search(r"\bYou(?:'s)? ", text.replace("Your ", "").replace("your ", ""))
-    assert "Ann " in text and "Legend:" in text
+    assert "Ann " in text and "Legend:" in text and "earlier events not shown" not in text
     if game == "shadow":
         # And income reads as arithmetic
         assert INCOME.search(text), [line for line in text.splitlines() if "income" in line][:5]
@@ -139,7 +139,7 @@ def test_given_a_long_menu_when_a_group_is_named_then_only_its_moves_are_listed(
 def test_given_a_game_left_when_resumed_by_id_and_token_through_a_running_service_then_it_ends(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given a real Redis, a key prefix of the test's own, and a game Ann leaves after three moves (its rules
+    # Given a real Redis, a key prefix of the test's own, and a game Ann leaves after eight moves (its rules
     # worker and bots in the play process)
     layout = Layout(prefix=f"tres{uuid.uuid4().hex[:6]}", shards=4)
     monkeypatch.setenv("REDIS_URL", redis_url)
@@ -147,7 +147,7 @@ def test_given_a_game_left_when_resumed_by_id_and_token_through_a_running_servic
     monkeypatch.setenv("THRONE_SHARDS", "4")
     first = io.StringIO()
     left = play(game="shadow", players=3, seed=4, bots="random", name="Ann", local=True,
-                inp=Typist(first, seed=1, quit_after=3), out=first)  # fmt: skip
+                inp=Typist(first, seed=1, quit_after=8), out=first)  # fmt: skip
     assert left is None
     said = re.search(r"resume with: throne play --game-id (\w+) --token (\S+)", first.getvalue())
     assert said is not None, first.getvalue()[-2000:]
@@ -174,6 +174,7 @@ def test_given_a_game_left_when_resumed_by_id_and_token_through_a_running_servic
     # Then the game goes on at Ann's seat from where it was, to its end
     text = again.getvalue()
     assert f"Ann at seat 0 resumes game {game_id}" in text
+    assert "earlier events not shown" in text.split("\n-- your move", 1)[0]  # only the latest events at first
     assert result is not None and "# game over:" in text, text[-2000:]
     info = client.game_info(game_id)
     assert info is not None and info["status"] == "over"
