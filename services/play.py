@@ -309,7 +309,8 @@ class _Terminal:
         page = t.menu.page(t.key, t.page, MENU_CHARS, f"-- your move (version {t.version}): {header}")
         t.key, t.page = page.key, page.page
         self.say(page.text)
-        self.say('(a number, a letter, a few words; "help" for more)')
+        if "Send a letter" not in page.text:  # a listing of groups says it already
+            self.say('(a number or a few words of a move; "help" for more)')
 
     # --- answering ----------------------------------------------------------------------------------------
     def answer(self, line: str) -> bool | None:
