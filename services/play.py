@@ -371,7 +371,8 @@ class _Terminal:
             if outcome.rejection.code == STALE_VERSION:
                 self.say("# the game moved on before your command arrived: here it is again")
             else:
-                self.say(f"# refused: {outcome.rejection.code}: {outcome.rejection.message}")
+                rulings = f" [{', '.join(outcome.rejection.rulings)}]" if outcome.rejection.rulings else ""
+                self.say(f"# refused: {outcome.rejection.code}: {outcome.rejection.message}{rulings}")
             t.shown_at = -1
         return True
 
