@@ -364,9 +364,11 @@ class _Terminal:
         try:
             outcome = self.client.send(t.game_id, t.seat, t.token, payload, expected_version=t.version,
                                        timeout=self.timeout)  # fmt: skip
-        except TimeoutError:
-            self.say("# no rules worker answered: is the service running (throne serve)? Try again, or q")
-            return False
+        except TimeoutError:  # it may still be decided later: read the game again before asking again
+            self.say(f"# no answer within {self.timeout:.0f} s: is the service running (throne serve)? The game "
+                     "as it stands now:")  # fmt: skip
+            t.shown_at = -1
+            return True
         if not outcome.accepted and outcome.rejection is not None:
             if outcome.rejection.code == STALE_VERSION:
                 self.say("# the game moved on before your command arrived: here it is again")
