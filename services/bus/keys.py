@@ -53,6 +53,8 @@ WEBHOOKS_GROUP = "webhooks"
 """The consumer group of the webhooks processes on every shard's event feed."""
 DELIVER_GROUP = "deliver"
 """The consumer group of the webhooks processes on every shard's outbox of notices."""
+CLOCK_HOOKS_GROUP = "webhooks:clocks"
+"""The consumer group of the webhooks processes on every shard's clock notices (a seat's time runs low)."""
 
 DEFAULT_SHARDS = 16
 DEFAULT_PREFIX = "throne"

@@ -3,8 +3,9 @@
     REDIS_URL=redis://127.0.0.1:6379/0 python -m services.webhooks --shards all
     python -m services.webhooks failures          # the newest notices given up on, per shard
 
-Two halves in one process: the follower (a thread: the event feeds -> the outbox of notices) and the deliverer
-(asyncio in the main thread: the outbox -> HTTP). Notices are never sent from a request path of the gateway.
+Two halves in one process: the followers (threads: the event feeds -> the outbox of notices; the timer's clock
+notices -> the outbox) and the deliverer (asyncio in the main thread: the outbox -> HTTP). Notices are never
+sent from a request path of the gateway.
 ``--allow-private`` (or env ``THRONE_WEBHOOKS_ALLOW_PRIVATE=1``) lets webhooks reach loopback and private
 addresses: for tests and development only (services/webhooks/targets.py).
 """
@@ -22,6 +23,7 @@ import orjson
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
+from services.webhooks.clocks import ClockNoticeFollower
 from services.webhooks.config import WebhookConfig, allow_private_from_env
 from services.webhooks.delivery import Deliverer
 from services.webhooks.follower import WebhookFollower
@@ -64,15 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     consumer = args.consumer or f"webhooks-{socket.gethostname()}"
     follower = WebhookFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
+    clocks = ClockNoticeFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
     deliverer = Deliverer(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
     stop = stop_on_signals()
-    thread = threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True)
-    thread.start()
+    threads = [
+        threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True),
+        threading.Thread(target=clocks.run, args=(stop,), name="webhooks-clocks", daemon=True),
+    ]
+    for thread in threads:
+        thread.start()
     try:
         deliverer.run(stop)
     finally:
         stop.set()
-        thread.join(10)
+        for thread in threads:
+            thread.join(10)
     return 0
 
 

@@ -11,10 +11,15 @@ has webhooks. A kind is a function ``(commit, seat) -> fields | None`` registere
   told again each time another seat answers.
 * ``game_over``: the commit ended the game; the body carries the rules' ``result``.
 
-Kinds to come add themselves the same way (issue [5/7]: a "clock running low" notice). A kind that does not
-follow from a commit (a clock) is declared with :func:`external_kind` and queued with
-:meth:`services.webhooks.outbox.Outbox.notify` by whatever process notices it; its id is again
-:func:`notice_id`, a function of what it is about, so that every retry carries the same id.
+* ``clock_low``: the seat's running clock reached the table's ``low_s`` mark. It follows from no commit (the
+  timer notices it, services/timer/timer.py): declared with :func:`external_kind`, read from the shards'
+  ``notices`` streams and queued with :meth:`services.webhooks.outbox.Outbox.notify` by
+  services/webhooks/clocks.py; its id names the clock's deadline (``<game>:<seat>:clock_low:<deadline ms>``),
+  the same however often the timer repeats it.
+
+Kinds to come add themselves the same way. A kind that does not follow from a commit is declared with
+:func:`external_kind` and queued with :meth:`services.webhooks.outbox.Outbox.notify` by whatever process notices
+it; its id is again :func:`notice_id`, a function of what it is about, so that every retry carries the same id.
 
 Every notice's id is :func:`notice_id` ``(game, seat, kind, version)``: the same notice always has the same id,
 however often it is queued or delivered (after a crash, a retry, two processes), so receivers deduplicate on it.
@@ -132,6 +137,11 @@ def _game_over(commit: Commit, seat: int) -> dict[str, Any] | None:
     events = commit.narration(seat)
     return {"text": events[-1] if events else "The game is over.", "result": rules.result(commit.after),
             "events": events}  # fmt: skip
+
+
+CLOCK_LOW = "clock_low"
+"""The notice kind of a seat whose running clock is low (an external kind: services/webhooks/clocks.py)."""
+external_kind(CLOCK_LOW)
 
 
 def notices(commit: Commit, seats: Iterable[int], wanted: Sequence[str] | None = None) -> list[Notice]:

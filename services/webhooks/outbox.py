@@ -79,11 +79,22 @@ class Outbox:
         tag = res[0].decode() if isinstance(res[0], bytes) else res[0]
         return bool(tag == "OK")
 
-    def notify(self, hooks: HookStore, game_id: str, seat: int, kind: str, version: int, fields: dict[str, Any]) -> str:
+    def notify(
+        self,
+        hooks: HookStore,
+        game_id: str,
+        seat: int,
+        kind: str,
+        version: int,
+        fields: dict[str, Any],
+        *,
+        about: int | None = None,
+    ) -> str:
         """Queue a notice that follows from no commit (an :func:`~services.webhooks.notices.external_kind`, e.g.
         a clock running low) for each of ``seat``'s webhooks that asks for ``kind``; returns its id. Queuing the
-        same notice twice sends it twice under one id: receivers deduplicate."""
-        nid = notice_id(game_id, seat, kind, version)
+        same notice twice sends it twice under one id: receivers deduplicate. ``about``: the number the id names
+        instead of ``version`` (a clock notice names its deadline, which a repeat at a later version shares)."""
+        nid = notice_id(game_id, seat, kind, version if about is None else about)
         body = encode({"id": nid, "kind": kind, "game_id": game_id, "seat": seat, "version": version, **fields})
         wanted = [h.field for h in hooks.of_seat(game_id, seat) if kind in h.kinds]
         if wanted:

@@ -12,6 +12,7 @@ import pytest
 import redis
 
 import tests.service.toy_game  # noqa: F401 - registers toy21
+from services.webhooks.clocks import ClockNoticeFollower
 from services.webhooks.config import WebhookConfig
 from services.webhooks.delivery import Deliverer
 from services.webhooks.follower import WebhookFollower
@@ -42,18 +43,25 @@ class Hooks:
 
     follower: WebhookFollower
     deliverer: Deliverer
+    clocks: ClockNoticeFollower
     stop: threading.Event
     threads: list[threading.Thread] = field(default_factory=list)
 
 
 def start_hooks(served: Served, url: str, config: WebhookConfig = FAST_HOOKS) -> Hooks:
-    """Start the follower and the deliverer on ``served``'s layout, each in its own thread."""
+    """Start the followers (event feeds, clock notices) and the deliverer on ``served``'s layout, each in its own
+    thread (the clock notices' groups exist once ``clocks._ready``: notices written from then on are heard)."""
     shards = range(served.layout.shards)
     follower = WebhookFollower(redis.Redis.from_url(url), shards, layout=served.layout, config=config)
     deliverer = Deliverer(redis.Redis.from_url(url), shards, layout=served.layout, config=config)
+    clocks = ClockNoticeFollower(redis.Redis.from_url(url), shards, layout=served.layout, config=config)
     stop = threading.Event()
-    hooks = Hooks(follower, deliverer, stop)
-    for name, run in (("webhooks-follower", follower.run), ("webhooks-deliverer", deliverer.run)):
+    hooks = Hooks(follower, deliverer, clocks, stop)
+    for name, run in (
+        ("webhooks-follower", follower.run),
+        ("webhooks-deliverer", deliverer.run),
+        ("webhooks-clocks", clocks.run),
+    ):
         thread = threading.Thread(target=run, args=(stop,), daemon=True, name=name)
         thread.start()
         hooks.threads.append(thread)
