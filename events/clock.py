@@ -1,9 +1,9 @@
 """Clocks: the table setting, the two recorded clock facts and the timeout command, shared by every game.
 
-A game with clocks lists :class:`ClockSettings` under ``clock`` in its table settings, puts :class:`ClockStamped`
-and :class:`SeatTimedOut` in its event union, and folds them with ``services/rules/clock.py`` (the arithmetic,
-written once). :class:`TimeOut` is no game's command: the contract decides it (``GameRules.execute_at``) with the
-game's documented default move.
+A game with clocks lists :class:`ClockSettings` under ``clock`` in its table settings, puts :class:`ClockStamped`,
+:class:`SeatTimedOut` and :class:`SeatHandedOver` in its event union, and folds them with
+``services/rules/clock.py`` (the arithmetic, written once). :class:`TimeOut` and :class:`TakeSeat` are no game's
+commands: the contract decides them (``GameRules.execute_at``), a timeout with the game's documented default move.
 """
 
 from __future__ import annotations
@@ -45,6 +45,18 @@ class ClockSettings(BaseModel):
         description="After this many timeouts in a row, the seat's decisions get their default move at once, "
         "without waiting, until it moves by itself again (none: every decision waits its full time).",
     )
+    bot_after: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description="After this many timeouts in a row, the seat is handed to the bot named by `bot`, which plays "
+        "it from then on, until the seat's player takes it back with the command TakeSeat (none: never).",
+    )
+    bot: str | None = Field(
+        None,
+        pattern=r"^[a-z][a-z0-9_-]{0,31}$",
+        description="The kind of bot a seat is handed to after `bot_after` timeouts (e.g. heuristic, random).",
+    )
 
     @model_validator(mode="after")
     def _complete(self) -> ClockSettings:
@@ -54,6 +66,10 @@ class ClockSettings(BaseModel):
             raise ValueError("clock: mode bank takes bank_s (and no per_decision_s)")
         if self.mode == "per_decision" and self.increment_s:
             raise ValueError("clock: increment_s belongs to mode bank")
+        if (self.bot_after is None) != (self.bot is None):
+            raise ValueError("clock: bot_after and bot go together (after N timeouts, the named bot plays the seat)")
+        if self.bot_after is not None and self.autoplay_after is not None:
+            raise ValueError("clock: choose autoplay_after or bot_after: both say what repeated timeouts mean")
         return self
 
 
@@ -82,6 +98,15 @@ class SeatTimedOut(Event):
     """From now on (``autoplay_after`` reached) the seat's decisions get their default at once, until it moves."""
 
 
+class SeatHandedOver(Event):
+    """Who plays ``seat`` from now on: the bot of kind ``bot`` (its ``bot_after`` timeouts in a row were reached),
+    or, ``bot`` None, its own player again (it took the seat back with :class:`TakeSeat`)."""
+
+    type: Literal["SeatHandedOver"] = "SeatHandedOver"
+    seat: int
+    bot: str | None = None
+
+
 class TimeOut(Command):
     """The timer's claim that ``seat``'s time ran out on the decision of clock turn ``turn`` (the number of stamps
     recorded so far): once anything else was accepted, the claim is stale and refused, changing nothing."""
@@ -90,4 +115,11 @@ class TimeOut(Command):
     turn: int = Field(ge=0)
 
 
+class TakeSeat(Command):
+    """The seat's player takes back a seat its clock handed to a bot: the bot moves for it no more."""
+
+    type: Literal["TakeSeat"] = "TakeSeat"
+
+
 TIME_OUT = "TimeOut"
+TAKE_SEAT = "TakeSeat"

@@ -20,7 +20,7 @@ from pydantic import Field, TypeAdapter
 
 from events.barracks.settings import Faction
 from events.base import Event, Message
-from events.clock import ClockStamped, SeatTimedOut
+from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
 
 Colour = Literal["red", "blue", "yellow"]
 Decision = Literal["order", "keep", "pick", "rival_place"]
@@ -356,7 +356,8 @@ BarracksEvent = Annotated[
     | CardsLooked
     | CardKept
     | ClockStamped
-    | SeatTimedOut,
+    | SeatTimedOut
+    | SeatHandedOver,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(BarracksEvent)
@@ -365,4 +366,5 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in Event.__subclasses__()
     if cls.__module__ == __name__
 }
-EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut})  # the shared clock facts [KX17]
+# the shared clock facts [KX17], [KX21]
+EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut, "SeatHandedOver": SeatHandedOver})

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from events.base import Event, Message
-from events.clock import ClockStamped, SeatTimedOut
+from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
 
 Candidate = Literal["emperor", "rival"]
 Decision = Literal[
@@ -456,7 +456,8 @@ ShadowEvent = Annotated[
     | EmperorElected
     | EmperorRetained
     | ClockStamped
-    | SeatTimedOut,
+    | SeatTimedOut
+    | SeatHandedOver,
     Field(discriminator="type"),
 ]
 

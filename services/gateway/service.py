@@ -181,7 +181,7 @@ class Gateway:
             raise ApiError(403, E.FORBIDDEN_SEAT, f"this token acts for seat {seat} only, not seat {named}")
         payload = {**command, "seat": seat}
         try:
-            info.rules.parse_command(payload)
+            info.rules.parse_player_command(payload)
         except ValidationError as exc:
             raise ApiError(422, E.BAD_COMMAND, summarize(exc)) from None
         except (ValueError, TypeError) as exc:

@@ -37,16 +37,22 @@ class Clocks:
     """Stamps recorded so far: what a timeout names as the decision it claims (stale once another is recorded)."""
     at_ms: int = 0
     """The time of the last stamp."""
+    bots: tuple[str, ...] = ()
+    """Per seat, the bot kind its clock handed it to ("": its player plays it); empty until the first handover
+    (``bot_after``), so tables that never hand a seat over keep the snapshots they always had."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready (snapshots)."""
-        return {
+        out: dict[str, Any] = {
             "bank_ms": list(self.bank_ms),
             "since": list(self.since),
             "timeouts": list(self.timeouts),
             "turn": self.turn,
             "at_ms": self.at_ms,
         }
+        if self.bots:
+            out["bots"] = list(self.bots)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Clocks:
@@ -57,6 +63,7 @@ class Clocks:
             timeouts=tuple(data["timeouts"]),
             turn=data["turn"],
             at_ms=data["at_ms"],
+            bots=tuple(data.get("bots", ())),
         )
 
 
@@ -95,14 +102,42 @@ def stamp(
     for s in waiting:
         if 0 <= s < len(since) and since[s] is None:
             since[s] = t
-    return Clocks(tuple(bank), tuple(since), tuple(timeouts), clocks.turn + 1, t)
+    return Clocks(tuple(bank), tuple(since), tuple(timeouts), clocks.turn + 1, t, clocks.bots)
 
 
 def timed_out(clocks: Clocks, seat: int) -> Clocks:
     """The clocks after ``seat`` timed out (one more in its run of timeouts; the stamp that follows charges it)."""
     timeouts = list(clocks.timeouts)
     timeouts[seat] += 1
-    return Clocks(clocks.bank_ms, clocks.since, tuple(timeouts), clocks.turn, clocks.at_ms)
+    return Clocks(clocks.bank_ms, clocks.since, tuple(timeouts), clocks.turn, clocks.at_ms, clocks.bots)
+
+
+def handed(clocks: Clocks, seat: int) -> str:
+    """The bot kind that plays ``seat`` since its clock handed it over ("": its own player)."""
+    return clocks.bots[seat] if 0 <= seat < len(clocks.bots) else ""
+
+
+def handed_seats(clocks: Clocks) -> dict[int, str]:
+    """The seats the clock handed to a bot, with the bot's kind."""
+    return {seat: kind for seat, kind in enumerate(clocks.bots) if kind}
+
+
+def hand_over(clocks: Clocks, seat: int, bot: str | None) -> Clocks:
+    """The clocks after ``seat`` was handed to the bot ``bot`` (None: taken back by its player, whose run of
+    timeouts starts afresh)."""
+    bots = list(clocks.bots or ("",) * len(clocks.since))
+    bots[seat] = bot or ""
+    timeouts = list(clocks.timeouts)
+    if bot is None:
+        timeouts[seat] = 0
+    return Clocks(clocks.bank_ms, clocks.since, tuple(timeouts), clocks.turn, clocks.at_ms, tuple(bots))
+
+
+def hands_over(settings: ClockSettings, clocks: Clocks, seat: int) -> bool:
+    """Whether ``seat``'s next timeout hands it to the setting's bot (its ``bot_after``-th in a row, and no bot
+    plays it yet)."""
+    after = settings.bot_after
+    return after is not None and clocks.timeouts[seat] + 1 >= after and not handed(clocks, seat)
 
 
 def autoplay(settings: ClockSettings, clocks: Clocks, seat: int) -> bool:
@@ -177,6 +212,7 @@ def status(settings: ClockSettings, clocks: Clocks, now_ms: int) -> list[dict[st
                 "low": settings.low_s is not None and left <= settings.low_s * 1000,
                 "timeouts": clocks.timeouts[seat],
                 "autoplay": autoplay(settings, clocks, seat),
+                "bot": handed(clocks, seat) or None,
             }
         )
     return out
@@ -212,6 +248,10 @@ def describe_fact(data: dict[str, Any], name: Callable[[int | None], str]) -> st
         if data.get("autoplay"):
             text += f"; after {data.get('timeouts')} timeouts in a row its decisions are made at once until it plays"
         return text + "."
+    if data.get("type") == "SeatHandedOver":
+        if data.get("bot"):
+            return f"{name(data.get('seat'))} ran out of time too often: the {data['bot']} bot plays the seat now."
+        return f"{name(data.get('seat'))} takes the seat back from the bot."
     if data.get("seat") is None:
         return "The clocks start."
     return f"{name(data.get('seat'))}'s clock is stamped" + (" after the timeout." if data.get("timed_out") else ".")
@@ -231,5 +271,7 @@ def text(rows: Sequence[dict[str, Any]], setting: str, names: Sequence[str]) -> 
             part += ", LOW"
         if row["autoplay"]:
             part += ", on defaults"
+        if row.get("bot"):
+            part += f", played by the {row['bot']} bot"
         parts.append(part)
     return f"Clocks ({setting}): " + "; ".join(parts)

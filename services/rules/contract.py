@@ -23,7 +23,16 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 import orjson
 
 from events.base import Rejection
-from events.clock import TIME_OUT, ClockSettings, ClockStamped, SeatTimedOut, TimeOut
+from events.clock import (
+    TAKE_SEAT,
+    TIME_OUT,
+    ClockSettings,
+    ClockStamped,
+    SeatHandedOver,
+    SeatTimedOut,
+    TakeSeat,
+    TimeOut,
+)
 from services.rules import clock
 from services.rules.clock import Clocks
 from services.rules.reference import Ruling, load_reference
@@ -102,6 +111,9 @@ class GameRules(ABC, Generic[State]):
     capabilities: Capabilities
     clock_ruling: str = ""
     """The game's ruling id for its clocks (what ``ClockStamped`` and ``SeatTimedOut`` cite); "" without clocks."""
+    bot_ruling: str = ""
+    """The game's ruling id for seats handed to a bot after repeated timeouts and taken back (``SeatHandedOver``,
+    ``TakeSeat``); "" without clocks."""
 
     # --- the decider -------------------------------------------------------------------------------------------
     @abstractmethod
@@ -204,6 +216,16 @@ class GameRules(ABC, Generic[State]):
         data = orjson.loads(raw) if isinstance(raw, bytes | str) else raw
         if isinstance(data, dict) and data.get("type") == TIME_OUT:
             return TimeOut.model_validate(data)
+        if isinstance(data, dict) and data.get("type") == TAKE_SEAT:
+            return TakeSeat.model_validate(data)
+        return self.parse_command(raw)
+
+    def parse_player_command(self, raw: bytes | str | JSON) -> Command:
+        """A command a player may send (the gateway's check): the game's own, or :class:`events.clock.TakeSeat`;
+        never a :class:`TimeOut` (only the timer claims those). Raises ``ValueError`` on bad input."""
+        data = orjson.loads(raw) if isinstance(raw, bytes | str) else raw
+        if isinstance(data, dict) and data.get("type") == TAKE_SEAT:
+            return TakeSeat.model_validate(data)
         return self.parse_command(raw)
 
     def start_at(self, players: Sequence[str], settings: Mapping[str, Any], seed: int, at_ms: int) -> list[Event]:
@@ -217,6 +239,8 @@ class GameRules(ABC, Generic[State]):
         time stamp; a :class:`TimeOut` is decided here, with the game's default move."""
         if isinstance(command, TimeOut):
             return self._time_out(state, command, at_ms)
+        if isinstance(command, TakeSeat):
+            return self._take_seat(state, command)
         done = self.execute(state, command)
         if isinstance(done, Rejection):
             return done
@@ -272,6 +296,33 @@ class GameRules(ABC, Generic[State]):
             if clock.expired(settings, clocks, seat, now_ms)
         ]
 
+    def clock_bots(self, state: State) -> dict[int, str]:
+        """The seats the clock handed to a bot (``bot_after`` timeouts in a row), with the bot's kind: the bots
+        process plays them until their players take them back."""
+        clk = self.clock_of(state)
+        if clk is None or self.is_over(state):
+            return {}
+        return clock.handed_seats(clk[1])
+
+    def hands_over(self, state: State, seat: int) -> bool:
+        """Whether a timeout of ``seat`` now would hand the seat to a bot (the timer readies the bots first)."""
+        clk = self.clock_of(state)
+        return clk is not None and not self.is_over(state) and clock.hands_over(clk[0], clk[1], seat)
+
+    def _take_seat(self, state: State, command: TakeSeat) -> tuple[list[Event], State] | Rejection:
+        """The seat's player takes back a seat its clock handed to a bot; no stamp: its clock runs on as it was."""
+        clk = self.clock_of(state)
+        cite = (self.bot_ruling,) if self.bot_ruling else ()
+        if clk is None:
+            return Rejection(code="no_clock", message="This table plays without clocks.", rulings=cite)
+        if self.is_over(state):
+            return Rejection(code="game_over", message="The game is over.", rulings=cite)
+        if not clock.handed(clk[1], command.seat):
+            message = f"Seat {command.seat} is played by its player already: no bot plays it."
+            return Rejection(code="not_handed_over", message=message, rulings=cite)
+        fact = SeatHandedOver(seat=command.seat, bot=None, rulings=cite)
+        return [fact], self.evolve(state, fact)
+
     def _stamp(self, state: State, seat: int | None, at_ms: int, timed_out: bool) -> list[Event]:
         if self.clock_of(state) is None or self.is_over(state):
             return []
@@ -312,10 +363,16 @@ class GameRules(ABC, Generic[State]):
             autoplay=settings.autoplay_after is not None and count >= settings.autoplay_after,
             rulings=(self.clock_ruling, ruling),
         )
-        done = self.execute(self.evolve(state, fact), move)
+        facts: list[Event] = [fact]
+        if clock.hands_over(settings, clocks, seat):
+            facts.append(SeatHandedOver(seat=seat, bot=settings.bot, rulings=(self.clock_ruling, self.bot_ruling)))
+        before = state
+        for event in facts:
+            before = self.evolve(before, event)
+        done = self.execute(before, move)
         if isinstance(done, Rejection):  # a game's default must be legal: a bug, not a refusal of the timer
             raise RuntimeError(f"{self.name}: the default move {move!r} was refused: {done.code}: {done.message}")
-        events, after = [fact, *done[0]], done[1]
+        events, after = [*facts, *done[0]], done[1]
         for stamp in self._stamp(after, seat, at_ms, True):
             events.append(stamp)
             after = self.evolve(after, stamp)

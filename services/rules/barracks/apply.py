@@ -68,6 +68,11 @@ def _seat_timed_out(g: Game, e: Any) -> None:  # [KX17]
     g.clocks = clock.timed_out(g.clocks, e.seat)
 
 
+def _seat_handed_over(g: Game, e: Any) -> None:  # [KX21]
+    assert g.clocks is not None
+    g.clocks = clock.hand_over(g.clocks, e.seat, e.bot)
+
+
 def _emperor_deck_shuffled(g: Game, e: Any) -> None:
     index = g.T.emperor_index
     codes = [index[x] for x in e.order]
@@ -406,6 +411,7 @@ APPLY: dict[type, Callable[[Game, Any], None]] = {
     F.CardKept: _card_kept,
     F.ClockStamped: _clock_stamped,
     F.SeatTimedOut: _seat_timed_out,
+    F.SeatHandedOver: _seat_handed_over,
 }
 assert set(APPLY) | {F.GameStarted} == set(F.EVENT_CLASSES.values())
 

@@ -97,6 +97,7 @@ CardsLooked = _mirror(ev.CardsLooked)
 CardKept = _mirror(ev.CardKept)
 ClockStamped = _mirror(ev.ClockStamped)
 SeatTimedOut = _mirror(ev.SeatTimedOut)
+SeatHandedOver = _mirror(ev.SeatHandedOver)
 # commands
 PlayInfluence = _mirror(cm.PlayInfluence)
 PlaceBarbarian = _mirror(cm.PlaceBarbarian)

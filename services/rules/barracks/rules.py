@@ -55,6 +55,7 @@ class BarracksRules(GameRules[Game]):
         min_players=1, max_players=4, hidden_information=True, simultaneous=False, fast_execute=True, fast_sample=True
     )
     clock_ruling = "KX17"
+    bot_ruling = "KX21"
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Any]:

@@ -48,6 +48,7 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
     return {
         F.ClockStamped: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
         F.SeatTimedOut: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
+        F.SeatHandedOver: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
         F.GameStarted: lambda e, p: (
             "A game of The Barracks Emperors begins: "
             + ", ".join(f"{name} ({'+'.join(fs)})" for name, fs in zip(e.players, e.seats, strict=True))

@@ -66,6 +66,7 @@ def _votes(e: ev.VotesRevealed, p: Callable[[int], str]) -> str:
 _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "ClockStamped": lambda e, p: clock.describe_fact(e.to_dict(), p),
     "SeatTimedOut": lambda e, p: clock.describe_fact(e.to_dict(), p),
+    "SeatHandedOver": lambda e, p: clock.describe_fact(e.to_dict(), p),
     "GameStarted": lambda e, p: f"A game starts: {', '.join(e.players)}; {p(e.emperor)} is the first Emperor.",
     "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(_e(k) for k in e.electorates)}.",
     "PhaseStarted": lambda e, p: f"Round {e.round}, phase {PHASES[e.phase]}.",

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from events.base import Event
-from events.clock import ClockStamped, SeatTimedOut
+from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
 from events.shadow import events as ev
 from events.shadow.settings import ShadowSettings
 from services.rules import clock
@@ -369,6 +369,12 @@ def _stamped(s: GameState, e: ClockStamped) -> GameState:
 def _timed_out(s: GameState, e: SeatTimedOut) -> GameState:
     assert s.clocks is not None
     return _changed(s, clocks=clock.timed_out(s.clocks, e.seat))
+
+
+@_on(SeatHandedOver)
+def _handed_over(s: GameState, e: SeatHandedOver) -> GameState:  # [X21]
+    assert s.clocks is not None
+    return _changed(s, clocks=clock.hand_over(s.clocks, e.seat, e.bot))
 
 
 missing = set(ev.EVENT_TYPES) - set(_HANDLERS)

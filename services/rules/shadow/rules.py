@@ -45,6 +45,7 @@ class ShadowRules(GameRules[GameState | None]):
         min_players=2, max_players=4, hidden_information=True, simultaneous=True, fast_execute=True, fast_sample=True
     )
     clock_ruling = "X16"
+    bot_ruling = "X21"
 
     def start(self, players: Sequence[str], settings: Mapping[str, Any] | None, seed: int) -> list[Event]:
         """GameStarted (players, settings, seed, board), the two-player draw [G4, T1], the first request."""
