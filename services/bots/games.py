@@ -68,6 +68,8 @@ class BotGame:
     """Bot seat -> (bot kind, the seat's signing key: the token digest stored in the game's metadata)."""
     state: Any
     version: int
+    keys: tuple[bytes, ...] = ()
+    """Every seat's signing key: a seat the clock hands to a bot (``GameRules.clock_bots``) is played with it."""
     behind: bool = False
     """The runner missed events of this game: read its event stream before acting."""
     sent: Sent | None = None
@@ -152,12 +154,23 @@ class BotGames:
         try:
             # The seats' signing keys: the token digests the game was created with (see services/bots/runner.py).
             digests = got.token_digests
-            seats = {seat: (kind, bytes.fromhex(digests[seat])) for seat, kind in kinds.items()}
+            keys = tuple(bytes.fromhex(d) for d in digests)
+            seats = {seat: (kind, keys[seat]) for seat, kind in kinds.items()}
         except (IndexError, TypeError, ValueError):
             self.log.error("bots.bad_bot_seats", game=gid, shard=shard, seats=sorted(kinds))
             self.forget(gid, shard)
             return None
-        return BotGame(gid, shard, got.name, got.rules, seats, got.state, got.version)
+        return BotGame(gid, shard, got.name, got.rules, seats, got.state, got.version, keys=keys)
+
+    @staticmethod
+    def playing(game: BotGame) -> dict[int, tuple[str, bytes]]:
+        """The seats the bots play now: the game's bot seats, and those its clock handed to a bot and their
+        players have not taken back (the recorded state says which)."""
+        out = dict(game.seats)
+        for seat, kind in game.rules.clock_bots(game.state).items():
+            if seat not in out and 0 <= seat < len(game.keys):
+                out[seat] = (kind, game.keys[seat])
+        return out
 
     def catch_up(self, game: BotGame) -> None:
         """Fold the events the runner missed, from the game's event stream (or archive)."""

@@ -2,7 +2,10 @@
 
 How a game gets bots: its creator passes ``bots={seat: kind}`` to ``ServiceClient.create_game``, which (before
 submitting the creation) writes the game's ``bots`` key (JSON: each bot seat's kind) and adds the game to its
-shard's ``botgames`` set. Nothing else in the service knows about bots: the rules worker sees ordinary commands
+shard's ``botgames`` set. A clocked table with ``bot_after`` hands a seat to a bot after repeated timeouts: the
+timer writes the same key and set before the timeout that does it, and the runner plays, besides the key's
+seats, the seats the game's recorded state says its clock handed over (``GameRules.clock_bots``) until their
+players take them back. Nothing else in the service knows about bots: the rules worker sees ordinary commands
 with ordinary proofs.
 
 Secrets: a bot seat has a token like any seat, drawn by the creator, whose sha256 goes into the game's metadata;
@@ -342,11 +345,12 @@ class BotRunner:
             return None
         if game.retry_at > time.monotonic():
             return None
-        seats = [s for s in rules.awaited(game.state) if s in game.seats]
+        playing = self.bot_games.playing(game)
+        seats = [s for s in rules.awaited(game.state) if s in playing]
         if not seats:
             return None
         seat = seats[0]
-        kind, key = game.seats[seat]
+        kind, key = playing[seat]
         seed = bot_seed(game.game_id, seat, game.version, game.attempt)
         ctx = {"game": game.game_id, "shard": game.shard, "version": game.version, "seat": seat, "kind": kind}
         command = None

@@ -135,6 +135,12 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
             raise ApiError(422, "unknown_bot_kind", f"no bot {kind!r} for {body.game}; known: {', '.join(kinds)}")
         if not 0 <= seat < len(body.players):
             raise ApiError(422, E.VALIDATION, f"bot seat {seat} is not a seat of this game")
+    clock_setting = body.settings.get("clock") if isinstance(body.settings, dict) else None
+    handover = clock_setting.get("bot") if isinstance(clock_setting, dict) else None
+    if isinstance(handover, str) and handover not in kinds:  # the rules check its form; the kinds live here
+        raise ApiError(
+            422, "unknown_bot_kind", f"clock bot {handover!r}: no such bot for {body.game}; known: {', '.join(kinds)}"
+        )
     try:
         new = gw.service.create_game(
             body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=bots,

@@ -18,6 +18,11 @@ What a timer does, every ``poll_ms``, for the shards it serves (one pipelined ro
    made is refused by the rules as ``stale_timeout`` and changes nothing. Its commit moves the alarm on. (Only a
    timeout refused as early, ``clock_running``, is claimed again later under a new id: the rules accept at most
    one timeout per clock turn whatever its id);
+   A timeout that will hand its seat to a bot (the clock setting ``bot_after``: ``GameRules.hands_over``) first
+   makes sure the bots process follows the game: the game's ``bots`` key (created empty when the game has no
+   bot seat of its own) and its shard's ``botgames`` set, written before the timeout is submitted so that the
+   handover, once recorded, is never missed; the bots process plays the seats the recorded state names
+   (``GameRules.clock_bots``), so a timeout refused as stale hands nothing over;
 4. otherwise, when a seat's time runs low, add a notice to the shard's ``notices`` stream (and the game's next
    alarm is set, conditional on the game's version, by ``reschedule.lua``).
 
@@ -42,6 +47,7 @@ from typing import Any
 import orjson
 import redis
 
+from services.bus.client import BOT_SEATS_TTL_MS
 from services.bus.consumer import ConsumerLoop
 from services.bus.envelope import CommandEnvelope
 from services.bus.keys import Layout
@@ -154,6 +160,8 @@ class ClockTimer:
             return self._set_alarm(shard, game_id, game.version, None, "dropped")
         due = rules.due_timeouts(state, now - self.cfg.grace_ms)
         if due:
+            if rules.hands_over(state, due[0].seat):
+                self._follow_by_bots(shard, game_id)
             self._submit(shard, game_id, game.meta.seat_digest(due[0].seat), due[0].seat, due[0].turn, now)
             return "timeout"
         # Nothing to time out: say which seats run low, then sleep until the next alarm.
@@ -182,6 +190,15 @@ class ClockTimer:
         self.r.xadd(self.layout.cmds(self.layout.shard_of(game_id)), env.to_fields())
         self.stats["timeouts"] += 1
         self.log.debug("timer.timeout", game=game_id, seat=seat, turn=turn)
+
+    def _follow_by_bots(self, shard: int, game_id: str) -> None:
+        """Make the bots process follow the game (its ``bots`` key, kept if it has one, and ``botgames``)."""
+        doc = orjson.dumps({"created_ms": wall_ms(), "seats": {}})
+        pipe = self.r.pipeline(transaction=False)
+        pipe.set(self.layout.bots(shard, game_id), doc, nx=True, px=BOT_SEATS_TTL_MS)
+        pipe.sadd(self.layout.bot_games(shard), game_id)
+        pipe.execute()
+        self.stats["handovers"] += 1
 
     def _notices(self, shard: int, game_id: str, version: int, rules: Any, state: Any, now: int) -> str:
         """A notice for each awaited seat whose time is low now (at least once: the id names the seat's running

@@ -95,3 +95,28 @@ def test_given_a_seat_feed_when_the_timer_finds_a_clock_low_then_the_feed_tells_
         message = orjson.loads(ws.recv(timeout=20))
     assert message["kind"] == "clock_low" and message["seat"] == seat and message["version"] == version
     assert 0 < message["remaining_ms"] <= 60_000
+
+
+def test_given_a_table_handing_seats_to_bots_when_created_or_taken_back_over_http_then_the_gateway_checks_it(
+    served: Served,
+) -> None:
+    from tests.gateway.conftest import error_of
+
+    clock = {"mode": "per_decision", "per_decision_s": 60, "bot_after": 2}
+    with served.http() as http:
+        # A bot the game does not know, or none named, is refused at creation
+        body = {"game": "barracks", "players": ["Ann", "Bob"], "seed": 5}
+        error_of(http.post("/games", json={**body, "settings": {"clock": {**clock, "bot": "nosuch"}}}), 422,
+                 "unknown_bot_kind")  # fmt: skip
+        assert http.post("/games", json={**body, "settings": {"clock": clock}}).status_code == 422
+        created = http.post("/games", json={**body, "settings": {"clock": {**clock, "bot": "heuristic"}}})
+    assert created.status_code == 201, created.text
+    gid, token = created.json()["game_id"], created.json()["seats"][0]["token"]
+    # A seat may send TakeSeat (a player's command); while no bot plays it, the referee refuses it, citing KX21
+    with served.http(token) as http:
+        r = http.post(f"/games/{gid}/commands", json={"command": {"type": "TakeSeat"}})
+        error = r.json()["error"]
+        assert r.status_code == 409 and error["code"] == "not_handed_over" and "KX21" in str(error), r.text
+        # And the timer's own command is not a player's
+        r = http.post(f"/games/{gid}/commands", json={"command": {"type": "TimeOut", "turn": 1}})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "bad_command", r.text
