@@ -188,7 +188,8 @@ class SeatView(BaseModel):
     result: dict[str, Any] | None
     clocks: list[dict[str, Any]] | None = None
     """On a clocked table, per seat: ``remaining_ms`` (as of the answer), ``running``, ``deadline_ms`` (epoch ms),
-    ``low``, ``timeouts`` in a row, ``autoplay`` and the ``setting`` in words; None without clocks."""
+    ``low``, ``timeouts`` in a row, ``autoplay``, the ``bot`` playing the seat (None: its player) and the ``setting``
+    in words; None without clocks."""
 
 
 class NarratedEvent(SeatEvent):
