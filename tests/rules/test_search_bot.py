@@ -158,6 +158,8 @@ def test_given_the_bench_of_shadow_then_the_search_section_reports_its_figures(m
         "search_bot_head_to_head",
         "search_bot_head_to_head_games",
         "search_bot_ms_per_move",
+        "search_bot_iterations",
     }
     assert figures["search_bot_games"] == 1 and figures["search_bot_ms_per_move"] > 0
+    assert figures["search_bot_iterations"] == 2
     assert "search bot scored" in ctx.out.getvalue()  # type: ignore[attr-defined]
