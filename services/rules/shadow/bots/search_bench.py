@@ -36,7 +36,7 @@ from services.rules.shadow.rules import ShadowRules
 from services.rules.shadow.state import GameState
 
 GAMES = 8
-HEAD_TO_HEAD_GAMES = 4
+HEAD_TO_HEAD_GAMES = 2
 QUICK_GAMES = 2
 QUICK_HEAD_TO_HEAD_GAMES = 1
 QUICK_ITERATIONS = 2
@@ -185,7 +185,7 @@ def quick_kit() -> SearchKit:
 
 
 def bench(ctx: Any, make_kit: KitFactory | None = None, processes: int | None = None) -> dict[str, Any]:
-    """``search_bot_win_rate`` over 8 games and the head-to-head rate over 4 (2 and 1 with ``--quick``, at a
+    """``search_bot_win_rate`` over 8 games and the head-to-head rate over 2 (2 and 1 with ``--quick``, at a
     smaller budget); ``ctx`` is services.bench.Context (``make_kit`` and ``processes`` as in :func:`measure`)."""
     quick = getattr(ctx, "games", GAMES) < 20
     games, pairs = (QUICK_GAMES, QUICK_HEAD_TO_HEAD_GAMES) if quick else (GAMES, HEAD_TO_HEAD_GAMES)
