@@ -1,7 +1,8 @@
 """Verification: re-run a game's recorded commands through the current rules and compare the events.
 
 The recorded commands (the event store's command log, archive included) are replayed in their order, each
-with the seat that sent it, from ``rules.start(players, settings, seed)``; the events this produces are
+with the seat that sent it and at the time it was stamped (a clocked game's stamps and timeouts depend on it),
+from ``rules.start_at(players, settings, seed, created)``; the events this produces are
 compared, version by version and as JSON, with the recorded ones. Every event that differs is reported with
 the command behind it on each side. A dispute, or a change of the rules code, thus shows exactly which games
 (and which moves of them) would have gone differently.
@@ -13,6 +14,7 @@ refused now, or another rejection code) is listed under ``outcome_changes`` as w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +24,9 @@ import redis
 from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
-from services.store.eventstore import StoredCommand
+from services.rules.contract import GameRules
+from services.store.eventstore import StoredCommand, StoredEvent
+from services.store.meta import GameMeta
 from services.store.repository import GameLookup, GameRepository, UnknownGame, UnknownRules, registry_game
 
 SERVICE_CODES = frozenset(
@@ -47,8 +51,26 @@ class VerifyError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Made:
-    data: dict[str, Any]
+    raw: bytes
     command: StoredCommand | None
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return orjson.loads(self.raw)  # type: ignore[no-any-return]
+
+
+@dataclass(slots=True)
+class RecordedEvent:
+    """A recorded event as its stored JSON bytes (decoded only when it differs): what ``verify --all`` reads."""
+
+    version: int
+    raw: bytes
+    command_id: str
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The event's JSON."""
+        return orjson.loads(self.raw)  # type: ignore[no-any-return]
 
 
 def _command_doc(cmd: StoredCommand | None) -> dict[str, Any] | None:
@@ -64,11 +86,6 @@ def _command_doc(cmd: StoredCommand | None) -> dict[str, Any] | None:
     }
 
 
-def _norm(rules: Any, event: Event) -> dict[str, Any]:
-    # Through JSON, like the recorded side (tuples become lists, enums strings).
-    return orjson.loads(rules.encode_event_bytes(event))
-
-
 def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLookup = registry_game) -> dict[str, Any]:
     """The verification report of one game (see the module docstring and ``projections.api.ReadModels``)."""
     repo = GameRepository(client, layout, games=games)
@@ -79,8 +96,21 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
         raise VerifyError(f"no rules for game name {exc.name!r}") from None
     except UnknownGame:
         raise VerifyError(f"no game {game_id}") from None
-    recorded = repo.events(game_id)
-    log = repo.commands(game_id)
+    return verify_recorded(rules, meta, repo.events(game_id), repo.commands(game_id))
+
+
+def verify_recorded(
+    rules: GameRules[Any],
+    meta: GameMeta,
+    recorded: Sequence[StoredEvent | RecordedEvent],
+    log: Sequence[StoredCommand],
+) -> dict[str, Any]:
+    """The verification report of a game from what the store holds of it (no IO: the rules re-run only).
+
+    Each command is re-run with the rules' ``execute_at`` (decide and fold in one pass, at its logged time); a
+    recomputed event is compared with the recorded one as JSON bytes first (the worker recorded
+    ``encode_event_bytes``), as parsed JSON only when the bytes differ."""
+    game_id = meta.game_id
     by_id = {c.command_id: c for c in log}
     create = next((c for c in log if c.kind == "create" and c.accepted), None)
     players, settings, seed = list(meta.players), dict(meta.settings), meta.seed
@@ -90,8 +120,15 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
     errors: list[str] = []
     state = rules.initial_state()
     try:
-        for event in rules.start(players, settings, seed):
-            made.append(_Made(_norm(rules, event), create))
+        # Each command is re-decided at the time the worker stamped on it (its logged commit time): a clocked
+        # game's stamps and timeouts come out the same on any day.
+        opening = (
+            rules.start_at(players, settings, seed, create.committed_ms)
+            if create is not None
+            else rules.start(players, settings, seed)
+        )
+        for event in opening:
+            made.append(_Made(rules.encode_event_bytes(event), create))
             state = rules.evolve(state, event)
     except Exception as exc:  # the current rules cannot even open it: every event differs
         errors.append(f"start failed: {exc!r}")
@@ -109,11 +146,12 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
         try:
             if payload is None or cmd.seat is None:
                 raise ValueError("the logged command is not a JSON object with a seat")
-            command = rules.parse_command({**payload, "seat": cmd.seat})
-            result: list[Event] | Rejection = rules.decide(state, command)
+            command = rules.parse_move({**payload, "seat": cmd.seat})
+            done = rules.execute_at(state, command, cmd.committed_ms)
+            result: list[Event] | Rejection = done if isinstance(done, Rejection) else done[0]
         except Exception as exc:
             # bad_command now (and maybe then); rules that raise are a difference too.
-            result = Rejection(code=env_mod.BAD_COMMAND, message=str(exc)[:300])
+            done = result = Rejection(code=env_mod.BAD_COMMAND, message=str(exc)[:300])
         now_code = result.code if isinstance(result, Rejection) else None
         if (cmd.accepted and now_code is not None) or (not cmd.accepted and now_code != code):
             outcome_changes.append(
@@ -123,16 +161,17 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
                     "recomputed": "accepted" if now_code is None else f"rejected: {now_code}",
                 }
             )
-        if isinstance(result, Rejection):
+        if isinstance(done, Rejection):
             continue
-        for event in result:
-            made.append(_Made(_norm(rules, event), cmd))
-            state = rules.evolve(state, event)
+        made.extend(_Made(rules.encode_event_bytes(event), cmd) for event in done[0])
+        state = done[1]
 
     differences: list[dict[str, Any]] = []
     for i in range(max(len(recorded), len(made))):
         rec = recorded[i] if i < len(recorded) else None
         new = made[i] if i < len(made) else None
+        if rec is not None and new is not None and isinstance(rec, RecordedEvent) and rec.raw == new.raw:
+            continue  # the same bytes: the common case, without decoding either side
         rec_data = rec.data if rec is not None else None
         new_data = new.data if new is not None else None
         if rec_data == new_data:

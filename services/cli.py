@@ -2,11 +2,14 @@
 
     throne demo [--game G] [--seed N] [--players N] [--engine]
     throne adjudicate [INPUT] [-o OUTPUT] [--final-view]
-    throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--local]
+    throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--name NAME] [--local]
+    throne play --game-id ID --token TOKEN [--local]
     throne replay GAME [--version V] [--seat S] [--board]
     throne audit GAME [VERSION] [--json]
-    throne verify GAME [--json]
-    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections]
+    throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
+    throne export GAME [-o OUTPUT]
+    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
+           [--no-timer]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
@@ -112,15 +115,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
-    """A person plays in the terminal against bots."""
+    """A person plays in the terminal against bots: a new game, or a running one resumed by id and token."""
     from services.bots.kinds import bot_kinds, default_bot
     from services.bus.client import GameNotCreated
     from services.engine_demo import player_names
     from services.log import configure
-    from services.play import play
+    from services.play import DEFAULT_NAME, play
     from services.rules.registry import get_game
 
     configure("warning")  # the game goes to stdout; the service's JSON logs only for trouble
+    if (args.game_id is None) != (args.token is None):
+        print("throne play: --game-id and --token go together (resume a game at the token's seat)", file=sys.stderr)
+        return 2
+    name = (args.name if args.name is not None else os.environ.get("THRONE_NAME") or DEFAULT_NAME).strip()
+    if not name or len(name) > 40:
+        print("throne play: --name must be 1 to 40 characters", file=sys.stderr)
+        return 2
+    if args.game_id is not None:
+        result = play(
+            game_id=args.game_id, token=args.token, local=True if args.local else None, inp=sys.stdin, out=out,
+            timeout=args.timeout,
+        )  # fmt: skip
+        return 0 if result is not None else 1
     game = _known_game(args.game, "throne play")
     if game is None:
         return 2
@@ -136,7 +152,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     try:
         result = play(
-            game=game, players=players, seat=args.seat, seed=args.seed, bots=bots,
+            game=game, players=players, seat=args.seat, seed=args.seed, bots=bots, name=name,
             local=True if args.local else None, inp=sys.stdin, out=out, timeout=args.timeout,
         )  # fmt: skip
     except GameNotCreated as exc:
@@ -188,7 +204,10 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
-    """Why each event (or the one at VERSION) happened: command, sender, times, rulings, inputs."""
+    """Why each event (or the one at VERSION) happened, and every refused command: sender, times, rulings with
+    their texts, inputs."""
+    from projections.models import who_sent
+
     models = _read_models()
     code, audit = _read_model_call(lambda: models.audit(args.game, args.version))
     if audit is None:
@@ -196,19 +215,51 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         print(orjson.dumps(audit).decode(), file=out)
         return 0
+    told: set[str] = set()  # each ruling's text is printed once, where it is first cited
     for entry in audit["entries"]:
         rulings = ",".join(entry.get("rulings") or [])
-        print(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}", file=out)
         command = entry.get("command")
-        if command:
+        if entry.get("kind") == "refusal":
+            print(f"{entry['version']:5d}R refused {entry['code']} [{rulings}] {entry['sentence']}", file=out)
+        else:
+            print(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}", file=out)
+        if command and command.get("kind") != "create":
             payload = orjson.dumps(command.get("payload")).decode()
-            print(f"       by {command.get('sender')} (seat {command.get('seat')}, id {command.get('id')}): {payload}",
-                  file=out)  # fmt: skip
+            print(f"       sent by {who_sent(command)}, command id {command.get('id')}: {payload}", file=out)
+        for ruling in entry.get("ruling_texts") or ():
+            if ruling["id"] in told:
+                continue
+            told.add(ruling["id"])
+            title = f" {ruling['title']}" if ruling.get("title") else ""
+            print(f"       {ruling['id']}{title}: {ruling['text']}", file=out)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, out: BinaryIO) -> int:
+    """A stored game as the offline adjudicator's input (JSON lines), to re-referee it offline."""
+    models = _read_models()
+    code, lines = _read_model_call(lambda: models.export(args.game))
+    if lines is None:
+        return code
+    target = out if args.output in (None, "-") else open(args.output, "wb")  # noqa: SIM115 - closed below
+    try:
+        for line in lines:
+            target.write(line + b"\n")
+        target.flush()
+    finally:
+        if target is not out:
+            target.close()
     return 0
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
-    """Re-run the game's commands through the current rules; exit 1 when any event differs."""
+    """Re-run the game's (or with --all every stored game's) commands through the current rules; exit 1 when
+    any event differs."""
+    if args.all:
+        return _verify_all(args, out)
+    if args.game is None:
+        print("throne verify: give a game id, or --all", file=sys.stderr)
+        return 2
     models = _read_models()
     code, report = _read_model_call(lambda: models.verify(args.game))
     if report is None:
@@ -226,6 +277,44 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
         for diff in report["differences"]:
             print(f"  version {diff.get('version')}: {diff.get('reason')}", file=out)
     return 0 if report["ok"] else 1
+
+
+def _verify_all(args: argparse.Namespace, out: TextIO) -> int:
+    """Every stored game, one line each (ok / changed at version N: the reason / error), then one JSON summary."""
+    import time
+
+    from projections.verify_all import verify_all
+    from services.bus.connection import connect
+    from services.bus.keys import Layout, parse_shards
+
+    layout = Layout.from_env()
+    shards = parse_shards(args.shards, layout.shards) if args.shards else None
+    if args.processes > 1 and not os.environ.get("REDIS_URL"):
+        print("throne verify --all: --processes needs REDIS_URL (each process connects itself)", file=sys.stderr)
+        return 2
+    counts = {"ok": 0, "changed": 0, "error": 0}
+    t0 = time.perf_counter()
+    for v in verify_all(connect(), layout, shards, processes=args.processes):
+        counts[v["status"]] += 1
+        if args.json:
+            print(orjson.dumps(v).decode(), file=out)
+        elif v["status"] == "ok":
+            print(f"{v['game_id']} ok", file=out)
+        elif v["status"] == "changed" and v["changed_at"] is not None:
+            first = v["first_difference"]
+            print(f"{v['game_id']} changed at version {v['changed_at']}: {first['reason']}", file=out)
+        elif v["status"] == "changed":
+            change = v["first_outcome_change"]
+            print(f"{v['game_id']} changed: a command's outcome: {change['recorded']} then, "
+                  f"{change['recomputed']} now", file=out)  # fmt: skip
+        else:
+            print(f"{v['game_id']} error: {'; '.join(v['errors'])}", file=out)
+    seconds = time.perf_counter() - t0
+    games = sum(counts.values())
+    summary = {"games": games, **counts, "seconds": round(seconds, 3),
+               "games_per_s": round(games / seconds, 1) if seconds > 0 else None}  # fmt: skip
+    print(orjson.dumps({"summary": summary}).decode(), file=out)
+    return 0 if counts["changed"] == 0 and counts["error"] == 0 else 1
 
 
 def cmd_dead_letters(args: argparse.Namespace, out: TextIO) -> int:
@@ -270,7 +359,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure(args.log_level)
     return serve(
         workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
-        projections=not args.no_projections, grace=args.grace,
+        projections=not args.no_projections, webhooks=not args.no_webhooks, grace=args.grace,
+        timer=not args.no_timer,
     )  # fmt: skip
 
 
@@ -282,7 +372,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(
         dest="command",
         required=True,
-        metavar="{demo,adjudicate,play,replay,audit,verify,serve,dead-letters,bench}",
+        metavar="{demo,adjudicate,play,replay,audit,verify,export,serve,dead-letters,bench}",
     )
 
     demo = sub.add_parser("demo", help="play a complete seeded game between random bots and print it")
@@ -306,6 +396,9 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     play.add_argument("--bots", default=None, help="the other seats' bot kind (default: the game's own default bot)")
     play.add_argument("--seed", type=int, default=None, help="the game's seed (default: drawn at random)")
+    play.add_argument("--name", default=None, help="your name in the game (default: env THRONE_NAME, else Player)")
+    play.add_argument("--game-id", default=None, help="resume this running game (with --token)")
+    play.add_argument("--token", default=None, help="your seat's token (printed when the game was created)")
     play.add_argument(
         "--local", action="store_true", help="a rules worker and the bots in this process (always without REDIS_URL)"
     )
@@ -323,16 +416,25 @@ def parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", action="store_true", help="the audit as one JSON object")
 
     verify = sub.add_parser("verify", help="re-run a game's commands through the current rules (needs REDIS_URL)")
-    verify.add_argument("game", help="the game id")
-    verify.add_argument("--json", action="store_true", help="the report as one JSON object")
+    verify.add_argument("game", nargs="?", default=None, help="the game id (or --all)")
+    verify.add_argument("--all", action="store_true", help="every stored game: ok / changed at version N, a summary")
+    verify.add_argument("--shards", default=None, help="with --all: only these shards (e.g. 0-7)")
+    verify.add_argument("--processes", type=int, default=1, help="with --all: processes sharing the shards")
+    verify.add_argument("--json", action="store_true", help="the report as one JSON object (--all: one per game)")
 
-    serve = sub.add_parser("serve", help="rules workers, projections, gateway and bots against REDIS_URL")
+    export = sub.add_parser("export", help="a stored game as the offline adjudicator's input (needs REDIS_URL)")
+    export.add_argument("game", help="the game id")
+    export.add_argument("-o", "--output", help="output file (default: stdout)")
+
+    serve = sub.add_parser("serve", help="rules workers, projections, gateway, bots and webhooks against REDIS_URL")
     serve.add_argument("--workers", type=int, default=1, help="rules worker processes, shards split in ranges")
     serve.add_argument("--host", default="127.0.0.1", help="the gateway's address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the gateway's port (default 8000)")
     serve.add_argument("--no-gateway", action="store_true")
     serve.add_argument("--no-bots", action="store_true")
     serve.add_argument("--no-projections", action="store_true")
+    serve.add_argument("--no-webhooks", action="store_true")
+    serve.add_argument("--no-timer", action="store_true", help="no timer process (clocked games then never time out)")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
 
@@ -369,6 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = cmd_play(args, sys.stdout)
         elif args.command in ("replay", "audit", "verify"):
             code = {"replay": cmd_replay, "audit": cmd_audit, "verify": cmd_verify}[args.command](args, sys.stdout)
+        elif args.command == "export":
+            code = cmd_export(args, sys.stdout.buffer)
         elif args.command == "serve":
             code = cmd_serve(args)
         elif args.command == "dead-letters":

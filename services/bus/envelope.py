@@ -249,10 +249,12 @@ class CreateEnvelope(_Strict):
 
 
 class RejectionInfo(_Strict):
-    """A typed refusal: stable machine-readable ``code`` and a plain sentence."""
+    """A typed refusal: stable machine-readable ``code``, a plain sentence and the ids of the rulings the command
+    broke (a rules rejection's; empty for the service's own refusals)."""
 
     code: str
     message: str
+    rulings: tuple[str, ...] = ()
 
 
 class Outcome(_Strict):

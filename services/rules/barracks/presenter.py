@@ -49,10 +49,25 @@ def _distinctive_forms(T: Tables) -> dict[str, tuple[str, ...]]:
 class BarracksPresenter(Presenter[Game]):
     """Views, redaction and words of The Barracks Emperors."""
 
-    quiet_events = frozenset({"DecisionRequested"})
+    quiet_events = frozenset({"DecisionRequested", "ClockStamped"})
     """A request for the next decision: the command answering it shows who decided."""
     leaderboard = LeaderboardSpec(score_label="points", shared_win="each")
     """A leaderboard averages points; a tie (without the tiebreak option) is a shared victory of each [K39]."""
+    flow_events = frozenset(
+        {
+            "GameStarted", "EmperorDeckShuffled", "RoundStarted", "BarbariansSet", "EmperorsDealt", "DeckShuffled",
+            "HandDealt", "ForumDealt", "TurnStarted", "DecisionRequested", "RoundEnded", "GameEnded", "RivalDrew",
+            "DemagogueEnded",
+        }
+    )  # fmt: skip
+    """What the rounds' flow records by itself: the deals and shuffles of a round, turn and round boundaries,
+    a rival claimant's draw, the end of the game."""
+
+    def flow_event(self, event: Any) -> bool:
+        """The flow's own events, and a pass the referee made for a seat without a possible play [KX5]."""
+        if event.type == "Passed":
+            return bool(event.automatic)
+        return event.type in self.flow_events
 
     def __init__(self, rules: GameRules[Game]) -> None:
         super().__init__(rules)
@@ -73,15 +88,29 @@ class BarracksPresenter(Presenter[Game]):
     def redact(self, event: Any, seat: int | None, state: Game | None) -> JSON | None:
         """``event`` as ``seat`` may see it while the game is at ``state`` (at or after the event) [K14]."""
         event = F.as_core(event)
-        data = F.to_dict(event)
+        # JSON-ready (lists, not tuples) as ``encode_event`` gives it: the contract's ``narrate`` tells an event in
+        # words only when its redaction equals its encoding, so a tuple here hid public events behind "details
+        # hidden" (every TurnStarted, the final scores)
+        data = F.json_ready(F.to_dict(event))
         if state is not None and state.over:
             return data
         kind = type(event)
         if kind is F.GameStarted:  # the seed is secret; the data record (public, and long) is named by its version
             shown = {k: v for k, v in data.items() if k != "data"}
-            return {**shown, "seed": None, "data_version": event.data.get("version"), "redacted": True}
+            summary = words.describe(event)  # names and factions only: no seed, no order
+            return {**shown, "seed": None, "data_version": event.data.get("version"), "redacted": True,
+                    "summary": summary}  # fmt: skip
+        if kind is F.SeatTimedOut and event.seat != seat:
+            # The default move names the card it plays or keeps; what of it is public, the events after it show.
+            return {
+                **data,
+                "default": None,
+                "redacted": True,
+                "summary": words.describe(event, state.players if state is not None else ()),
+            }
         if kind in _SECRET_ORDER:
-            return {**data, "order": None, "size": len(event.order), "redacted": True}
+            summary = words.describe(event)  # the deck's size only
+            return {**data, "order": None, "size": len(event.order), "redacted": True, "summary": summary}
         if kind in _SECRET_OF_SEAT and event.seat != seat:
             hidden = dict(data)
             for name in _SECRET_OF_SEAT[kind]:
