@@ -21,6 +21,7 @@ from services.rules.contract import JSON, Capabilities, GameRules
 from services.rules.shadow import actions, defaults, flow
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
+from services.rules.shadow.determinize import determinize
 from services.rules.shadow.effects import Tx
 from services.rules.shadow.evolve import evolve
 from services.rules.shadow.snapshot import restore, snapshot
@@ -42,7 +43,13 @@ class ShadowRules(GameRules[GameState | None]):
     name = NAME
     rules_version = RULES_VERSION
     capabilities = Capabilities(
-        min_players=2, max_players=4, hidden_information=True, simultaneous=True, fast_execute=True, fast_sample=True
+        min_players=2,
+        max_players=4,
+        hidden_information=True,
+        simultaneous=True,
+        fast_execute=True,
+        fast_sample=True,
+        determinizes=True,
     )
     clock_ruling = "X16"
 
@@ -99,6 +106,10 @@ class ShadowRules(GameRules[GameState | None]):
         """A uniformly random legal command of ``seat`` (builds one command model instead of all)."""
         keys = actions.legal_keys(state, seat) if state is not None else []
         return actions.command_of(seat, rng.choice(keys)) if keys else None
+
+    def determinize(self, state: GameState | None, seat: int, rng: random.Random) -> GameState | None:
+        """``state`` with what ``seat`` cannot see (others' sealed votes, hidden victory points) re-drawn."""
+        return determinize(state, seat, rng)
 
     def awaited(self, state: GameState | None) -> tuple[int, ...]:
         """Seats the game waits for."""
