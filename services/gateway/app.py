@@ -20,8 +20,11 @@ from services.gateway.fanout import FeedHub
 from services.gateway.feed import router as feed_router
 from services.gateway.games import Directory
 from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
+from services.gateway.lobby import Lobby, seat_key_from_env
+from services.gateway.lobby_routes import router as lobby_router
 from services.gateway.routes import router
 from services.gateway.service import Gateway
+from services.gateway.web import router as web_router
 
 DESCRIPTION = """
 HTTP and WebSocket gateway of **throne**, an event-sourced referee of board games.
@@ -49,6 +52,7 @@ def create_app(
     read_models: Any = None,
     cache_size: int = 1000,
     threads: int = 64,
+    seat_key: bytes | None = None,
 ) -> FastAPI:
     """The gateway application over ``client`` (synchronous Redis) and ``layout``.
 
@@ -57,6 +61,8 @@ def create_app(
     (default: another one on the same server). ``read_models``: the projections' query API (default:
     ``projections.api.ReadModels``).
     ``threads``: size of the thread pool for blocking work (Redis reads, folding, read models).
+    ``seat_key``: the key open seats' tokens are derived with (default: ``THRONE_SEAT_KEY``, see
+    services/gateway/lobby.py).
     """
     layout = layout or Layout.from_env()
     limits = limits or Limits()
@@ -81,6 +87,7 @@ def create_app(
         service=BusClient(client, layout, max_payload=limits.max_body),
         limits=limits,
         read_models=read_models if read_models is not None else ReadModels(client, layout),
+        lobby=Lobby(client, layout, seat_key if seat_key is not None else seat_key_from_env()),
     )
     gateway: Gateway = app.state.gateway
     feeds = FeedHub(
@@ -91,7 +98,9 @@ def create_app(
     app.state.feeds = feeds
     install_handlers(app)
     app.include_router(router)
+    app.include_router(lobby_router)
     app.include_router(feed_router)
+    app.include_router(web_router)
     # Added last = outermost: the rate check runs first, then the body bound, then routing.
     app.add_middleware(BodySizeLimit, max_body=limits.max_body)  # type: ignore[arg-type]
     app.add_middleware(
