@@ -10,15 +10,16 @@ from typing import Literal, ParamSpec, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
-from services.bots.kinds import default_bot
+from services.bots.kinds import bot_kinds, default_bot
 from services.bus.keys import GAME_ID_RE
 from services.gateway import errors as E
 from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError
 from services.gateway.lobby import MAX_LIMIT, Cursor, Lobby, LobbyError
-from services.gateway.models import ClaimedSeat, GameList, LeftSeat, ListedGame
+from services.gateway.models import ClaimedSeat, GameKind, GameList, LeftSeat, ListedGame
 from services.gateway.routes import ERRORS, GAME_NAME_RE, _known_query_only
 from services.gateway.service import Gateway
+from services.rules.registry import game_names, get_game
 
 router = APIRouter(dependencies=[Depends(_known_query_only)])
 
@@ -92,3 +93,21 @@ def leave_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> L
     _lobby_call(lobby.leave, game_id, seat, kind)
     gw.log.info("gateway.seat_left", game=game_id, seat=seat, bot=kind)
     return LeftSeat(game_id=game_id, seat=seat, bot=kind)
+
+
+@router.get("/lobby/games", response_model=list[GameKind], responses=ERRORS, tags=["lobby"])
+def game_kinds() -> list[GameKind]:
+    """The games this service referees: how many players each takes, its bots (the default first) and the JSON
+    Schema of its table settings (what a creation form offers)."""
+    out = []
+    for name in game_names():
+        plugin = get_game(name)
+        caps = plugin.rules.capabilities
+        first = default_bot(name)
+        out.append(
+            GameKind(
+                game=name, min_players=caps.min_players, max_players=caps.max_players,
+                bots=[first, *(k for k in bot_kinds(name) if k != first)], settings_schema=plugin.settings_schema,
+            )
+        )  # fmt: skip
+    return out

@@ -372,3 +372,13 @@ class LeftSeat(BaseModel):
     game_id: str
     seat: int
     bot: str
+
+
+class GameKind(BaseModel):
+    """A game the service referees, for a creation form."""
+
+    game: str
+    min_players: int
+    max_players: int
+    bots: list[str] = Field(description="its bot kinds, the default first")
+    settings_schema: dict[str, Any] | None
