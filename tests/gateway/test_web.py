@@ -13,6 +13,7 @@ import json
 import os
 import random
 import shutil
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -146,7 +147,8 @@ return moves.length;
 MOVED = """
 const c = document.getElementById('commands');
 const live = [...c.querySelectorAll('button.move')].filter(b => !b.disabled).length;
-return c.dataset.version !== arguments[0] || live === 0 && !document.getElementById('turn').textContent.startsWith('Your turn');
+const waiting = !document.getElementById('turn').textContent.startsWith('Your turn');
+return c.dataset.version !== arguments[0] || (live === 0 && waiting);
 """
 
 
@@ -269,7 +271,9 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     driver.get(f"{site.base_url}/#/audit/{game_id}")
     entries = _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "button.entry"))
     _wait(driver, lambda d: "Today's rules" in d.find_element(By.ID, "verdict").text)
-    pick = next(b for b in entries if "PhaseStarted" in b.text)
+    # an election's change of elector: its deciding inputs are the power tallies
+    kinds = ("ElectorChanged", "EmperorElected", "VotesRevealed", "PhaseStarted")
+    pick = next(b for kind in kinds for b in entries if f" {kind}" in b.text)
     pick.click()
     detail = _wait(driver, lambda d: d.find_element(By.ID, "audit-detail"))
     # Then it says why: the sentence, the rulings cited, the deciding inputs, and whether today's rules agree
