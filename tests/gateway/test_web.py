@@ -13,8 +13,8 @@ import json
 import os
 import random
 import shutil
-import sys
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ def _missing() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Headless Chromium under selenium, logging the network (CDP performance log) for the secrecy checks."""
     missing = _missing()
     if missing is not None:
@@ -56,7 +56,10 @@ def browser() -> Iterator[Any]:
         )
         if REQUIRED:
             pytest.fail(message)
-        print(message)
+        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:  # straight to the terminal, past the output capture: loud on purpose
+            reporter.write_line(message, red=True, bold=True)
+        warnings.warn(message, stacklevel=1)
         pytest.skip(message)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
