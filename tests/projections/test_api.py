@@ -12,10 +12,9 @@ import redis
 from projections.api import BadSeat, BadVersion, ReadModels, UnknownGame
 from projections.rebuild import clear_model, rebuild
 from projections.store import MODELS
-from services.rules.decider import fold
 from services.store.eventstore import read_events
 from tests.projections.helpers import STEADY, play, shadow_envelopes, shadow_player_ids
-from tests.rules.support import DECIDER
+from tests.rules.support import PRESENTER, RULES
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
 
@@ -35,7 +34,7 @@ def test_scoreboard_and_leaderboard(shadow_game: tuple[Backend, redis.Redis, str
     models = ReadModels(r, backend.layout)
     # Given a finished game, its scoreboard has every seat's VP, thalers and electorates, and the winners
     board = models.scoreboard(gid)
-    final = fold(DECIDER, [DECIDER.parse_event(e.data) for e in read_events(r, backend.layout, gid)])
+    final = RULES.fold([RULES.parse_event(e.data) for e in read_events(r, backend.layout, gid)])
     assert board["status"] == "over" and board["awaiting"] == [] and board["winners"] == list(final.winners)
     assert [s["victory_points"] for s in board["seats"]] == list(final.vp)
     assert [s["thalers"] for s in board["seats"]] == list(final.thalers)
@@ -63,22 +62,22 @@ def test_replay_seeks_any_version_forward_and_back_without_rerunning_rules(
 ) -> None:
     backend, r, gid = shadow_game
     models = ReadModels(r, backend.layout)
-    events = [DECIDER.parse_event(e.data) for e in read_events(r, backend.layout, gid)]
+    events = [RULES.parse_event(e.data) for e in read_events(r, backend.layout, gid)]
     last = len(events)
     # Given any version (snapshots every 25 versions: on one, between two, the ends)
     rng = random.Random(3)
     for version in {0, 1, 24, 25, 26, last - 1, last, *rng.sample(range(1, last), 10)}:
         step = models.replay(gid, version, seat=1)
         # Then the board is the fold of the recorded events up to it, and the event is the one at it
-        assert step["view"] == DECIDER.replay_view(fold(DECIDER, events[:version]), 1, fold(DECIDER, events))
+        assert step["view"] == PRESENTER.replay_view(RULES.fold(events[:version]), 1, RULES.fold(events))
         assert step["previous"] == (version - 1 if version else None)
         assert step["next"] == (version + 1 if version < last else None)
         if version:
             assert step["event"]["type"] == events[version - 1].type  # type: ignore[attr-defined]
-            assert step["event_text"] == DECIDER.describe(events[version - 1], ("P0", "P1", "P2"))
+            assert step["event_text"] == PRESENTER.describe(events[version - 1], ("P0", "P1", "P2"))
         else:
             assert step["event"] is None
-        assert step["board_text"] == DECIDER.render_text(fold(DECIDER, events[:version]), 1, fold(DECIDER, events))
+        assert step["board_text"] == PRESENTER.render_text(RULES.fold(events[:version]), 1, RULES.fold(events))
     # and bad requests are typed errors
     for bad in (-1, last + 1):
         with pytest.raises(BadVersion):
@@ -143,13 +142,13 @@ def test_seat_feed_resumes_from_any_version_and_offers_labelled_legal_commands(b
     assert pieces == whole["events"]
     assert models.seat_feed(gid, 2, after_version=version)["events"] == []
     # and the awaited seat gets its legal commands with labels, each accepted by the rules
-    state = fold(DECIDER, [DECIDER.parse_event(e.data) for e in client.read_events(gid)])
-    seat = DECIDER.awaited(state)[0]
+    state = RULES.fold([RULES.parse_event(e.data) for e in client.read_events(gid)])
+    seat = RULES.awaited(state)[0]
     feed = models.seat_feed(gid, seat)
     assert feed["legal"] and all(item["label"] for item in feed["legal"])
     for item in feed["legal"]:
-        assert isinstance(DECIDER.decide(state, DECIDER.parse_command(item["command"])), list)
-    assert feed["view"] == DECIDER.view(state, seat)
+        assert isinstance(RULES.decide(state, RULES.parse_command(item["command"])), list)
+    assert feed["view"] == PRESENTER.view(state, seat)
     assert models.seat_feed(gid, (seat + 1) % 4)["legal"] == []
     # and without the feed model the same answer comes from the store
     clear_model(r, backend.layout, "feed", range(backend.layout.shards))

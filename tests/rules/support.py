@@ -13,15 +13,12 @@ from typing import Any
 from events.base import Command, Event, Rejection
 from events.shadow import commands as cmd
 from events.shadow import events as ev
-from services.rules.registry import get_decider
 from services.rules.shadow.presenter import ShadowPresenter
 from services.rules.shadow.rules import ShadowRules
 from services.rules.shadow.state import GameState
 
 RULES = ShadowRules()
 PRESENTER = ShadowPresenter(RULES)
-DECIDER = get_decider("shadow")
-"""Deprecated: Shadow behind the old Decider interface, for tests of parts not migrated to the plug-in yet."""
 NAMES = ("Red", "Green", "Blue", "Yellow")
 
 
