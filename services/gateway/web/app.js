@@ -39,6 +39,17 @@ function toast(text) {
 function errorText(err) {
   return err instanceof ApiError ? `${err.message} (${err.code})` : String(err && err.message ? err.message : err);
 }
+/** A board picture in its box, with a button that shows it at full size (scrolling) on a small screen. */
+function boardBox(img) {
+  const zoom = h("button", { type: "button", class: "small zoom", "aria-pressed": "false" }, "Zoom");
+  const box = h("section", { class: "board-box", "aria-label": "board" }, zoom, h("div", { class: "board-scroll" }, img));
+  zoom.addEventListener("click", () => {
+    const on = box.classList.toggle("zoomed");
+    zoom.setAttribute("aria-pressed", String(on));
+    zoom.textContent = on ? "Fit" : "Zoom";
+  });
+  return box;
+}
 function setBoard(img, url) {
   const old = img.dataset.url;
   img.src = url;
@@ -73,7 +84,7 @@ function route() {
   if (page === "audit" && gameId) return auditPage(gameId, params.get("version"));
   return lobbyPage();
 }
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => { route(); main.focus({ preventScroll: true }); });
 window.addEventListener("DOMContentLoaded", route);
 if (document.readyState !== "loading") route();
 
@@ -283,7 +294,7 @@ async function playPage(gameId, seat) {
       h("a", { href: `#/watch/${gameId}` }, "Watch it"), " instead, or claim an open seat in the ", h("a", { href: "#/" }, "lobby"), "."));
     return;
   }
-  const state = { version: 0, turn: null, sending: false, over: false, players: [] };
+  const state = { version: 0, turn: null, sending: false, over: false, left: false, players: [] };
   const banner = h("div", { id: "turn", class: "turn", role: "status", "aria-live": "assertive" });
   const board = h("img", { id: "board", class: "board", alt: "the board as this seat sees it" });
   const commands = h("div", { id: "commands", class: "commands" });
@@ -297,7 +308,7 @@ async function playPage(gameId, seat) {
       " · ", h("button", { type: "button", class: "small", id: "leave", onclick: leave }, "Leave (a bot takes over)")),
     banner, clocks,
     h("div", { class: "play" },
-      h("section", { class: "board-box", "aria-label": "board" }, board),
+      boardBox(board),
       h("section", { class: "side" },
         h("h2", {}, "Your moves"), commands,
         h("h2", {}, "Only you see"), secrets,
@@ -305,8 +316,11 @@ async function playPage(gameId, seat) {
 
   async function leave() {
     if (!confirm("Leave this game? A bot plays your seat to the end.")) return;
-    try { await api(`/games/${gameId}/seats/${seat}/leave`, { method: "POST", token }); toast("A bot plays your seat now."); refresh(); }
-    catch (err) { toast(errorText(err)); }
+    try { await api(`/games/${gameId}/seats/${seat}/leave`, { method: "POST", token }); toast("A bot plays your seat now."); }
+    catch (err) { if (err.code !== "seat_is_bot") { toast(errorText(err)); return; } }
+    state.left = true;
+    shown = "";
+    refresh();
   }
 
   async function refresh() {
@@ -336,14 +350,20 @@ async function playPage(gameId, seat) {
   function renderCommands(mine) {
     // Re-render only when the moves changed: a keyboard user keeps focus while others' events come in.
     const turnNow = state.turn && state.turn.version === mine.version ? state.turn : null;
-    const signature = JSON.stringify([mine.version, mine.over, mine.awaiting, Boolean(turnNow), mine.legal.map((c) => c.label)]);
-    if (signature === shown && !state.sending) return;
+    const signature = JSON.stringify([mine.version, mine.over, mine.awaiting, Boolean(turnNow), state.left, mine.legal.map((c) => c.label)]);
+    if (signature === shown) return;
     shown = signature;
     commands.dataset.version = mine.version;
     if (mine.over) {
       banner.className = "turn over";
       banner.textContent = `Game over. ${resultText(mine.result, state.players)}`;
       clear(commands, h("p", {}, h("a", { href: `#/replay/${gameId}?seat=${seat}` }, "Replay it"), " · ", h("a", { href: `#/audit/${gameId}` }, "Audit it")));
+      return;
+    }
+    if (state.left) {
+      banner.className = "turn";
+      banner.textContent = "You left this game: a bot plays your seat.";
+      clear(commands, h("p", {}, h("a", { href: `#/watch/${gameId}` }, "Watch it"), " · ", h("a", { href: "#/" }, "Lobby")));
       return;
     }
     const yours = mine.legal.length > 0;
@@ -355,7 +375,7 @@ async function playPage(gameId, seat) {
     if (!yours) { clear(commands, h("p", { class: "muted" }, "Not your turn.")); return; }
     const groups = turn && turn.groups && turn.groups.length ? turn.groups : [{ title: "Moves", indexes: mine.legal.map((c) => c.index) }];
     const legal = turn ? turn.legal : mine.legal;
-    const filter = h("input", { type: "search", id: "move-filter", placeholder: "filter moves (press /)", "aria-label": "filter moves" });
+    const filter = h("input", { type: "search", id: "move-filter", placeholder: "type words of a move, as in the chat (press /)", "aria-label": "filter moves; Enter plays the only match" });
     const groupEls = groups.map((g, gi) => {
       const buttons = g.indexes.map((i) => legal[i]).filter(Boolean).map((c) => h("button", {
         type: "button", class: "move", "data-index": c.index, title: c.label,
@@ -372,6 +392,13 @@ async function playPage(gameId, seat) {
         if (q) d.open = true;
       }
     });
+    filter.addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      const left = [...commands.querySelectorAll("button.move")].filter((b) => !b.hidden);
+      if (left.length === 1) left[0].click();
+      else toast(left.length ? `${left.length} moves match: type a few more words` : "No move matches");
+    });
     clear(commands, legal.length > 8 ? filter : null, groupEls);
   }
 
@@ -382,9 +409,11 @@ async function playPage(gameId, seat) {
     try {
       await api(`/games/${gameId}/commands`, { method: "POST", token, body: { command, expected_version: version } });
     } catch (err) {
+      if (err.code === "seat_left") state.left = true;
       toast(errorText(err));
     } finally {
       state.sending = false;
+      shown = "";
       refresh();
     }
   }
@@ -422,7 +451,7 @@ async function watchPage(gameId) {
   clear(main, h("h1", {}, `Watching game ${short(gameId)}`),
     h("div", { class: "bar" }, live, " · ", shareLink(gameId), " · ", h("a", { href: `#/replay/${gameId}` }, "Replay")),
     status, clocks,
-    h("div", { class: "play" }, h("section", { class: "board-box", "aria-label": "board" }, board),
+    h("div", { class: "play" }, boardBox(board),
       h("section", { class: "side" }, h("h2", {}, "What happened"), narration)));
   async function refresh() {
     try {
@@ -466,7 +495,7 @@ async function replayPage(gameId, seatParam, versionParam) {
     h("div", { class: "bar" }, perspective, " ", chapters, " ", summary.over ? auditLink : h("span", { class: "muted" }, "The audit opens once the game is over.")),
     h("div", { class: "replay-controls" }, prev, slider, next, label),
     text,
-    h("section", { class: "board-box", "aria-label": "board" }, board));
+    boardBox(board));
   let asked = 0;
   async function show(v) {
     const mine = ++asked;
