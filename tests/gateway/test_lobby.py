@@ -174,3 +174,12 @@ def test_a_player_who_leaves_is_replaced_by_a_bot_and_can_no_longer_command(lobb
     with lobby.http(tokens[1]) as http:
         error_of(http.post(f"/games/{gid}/seats/1/leave"), 409, "game_over")
     assert gid in {g["game_id"] for g in _list(lobby, status="over", limit=50)["games"]}
+
+
+def test_a_method_the_lobby_path_does_not_serve_names_every_method_it_does(lobby: Served) -> None:
+    # When /games is asked with a method neither of its routes serves
+    with lobby.http() as http:
+        r = http.delete("/games")
+    # Then the 405 names both methods of the path (listing and creating), not only the first route's
+    error_of(r, 405, "method_not_allowed")
+    assert r.headers["allow"] == "GET, POST"
