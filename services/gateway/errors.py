@@ -8,6 +8,8 @@ exceptions are rewritten into the same shape by :func:`install_handlers`.
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 import orjson
@@ -17,7 +19,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
 
 from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
@@ -135,16 +136,24 @@ def validation_message(exc: RequestValidationError | ValidationError) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def allowed_methods(request: Request) -> str:
-    """Every method some route of the app serves at the request's path (Starlette's own 405 names only the first
-    route it matched, and one path may have several: ``GET /games`` and ``POST /games``)."""
+_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+@functools.lru_cache(maxsize=256)
+def _path_pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[^}/]+\})", template)
+    return re.compile("^" + "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+
+
+def allowed_methods(request: Request) -> str | None:
+    """Every method the published API serves at the request's path (Starlette's own 405 names only the first
+    route it matched, and one path may have several: ``GET /games`` and ``POST /games``); None: no published
+    path matches (the route's own answer stands)."""
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        match, _ = route.matches({**request.scope, "method": "GET", "type": "http"})
-        if match == Match.NONE:
-            continue
-        methods |= set(getattr(route, "methods", None) or ())
-    return ", ".join(sorted(methods))
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        if _path_pattern(template).match(request.url.path):
+            methods |= {name.upper() for name in operations if name in _METHODS}
+    return ", ".join(sorted(methods)) or None
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -166,8 +175,9 @@ def install_handlers(app: FastAPI) -> None:
         code = _STATUS_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         headers = getattr(exc, "headers", None)
-        if exc.status_code == 405:
-            headers = {**(headers or {}), "Allow": allowed_methods(request)}
+        allow = allowed_methods(request) if exc.status_code == 405 else None
+        if allow is not None:
+            headers = {**(headers or {}), "Allow": allow}
         return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(redis.RedisError)
