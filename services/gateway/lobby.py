@@ -50,7 +50,7 @@ from services.store.meta import GameMeta
 SEAT_KEY_ENV = "THRONE_SEAT_KEY"
 MAX_LIMIT = 50
 """Most games one page lists."""
-MAX_SCAN = 200
+MAX_SCAN = 100
 """Most candidates one request reads the metadata of."""
 LOBBY_MAX = 10_000
 """Most games a shard's lobby zset keeps (the newest)."""
@@ -217,7 +217,7 @@ class Lobby:
     ) -> tuple[list[dict[str, Any]], Cursor | None]:
         """One page of games, newest first, and the cursor of the next page (None: no more)."""
         limit = max(1, min(limit, MAX_LIMIT))
-        scan = min(MAX_SCAN, 4 * limit)
+        scan = min(MAX_SCAN, 2 * limit)
         candidates, exhausted = self._candidates(status, scan, cursor)
         page = candidates[:scan]
         wanted_player = player.casefold() if player else None

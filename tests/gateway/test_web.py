@@ -69,7 +69,7 @@ def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
         options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
     try:
@@ -193,10 +193,21 @@ def check_secrecy(driver: Any, net: Network, secrets: list[Secret], seat: int) -
     return len(others)
 
 
+def script_errors(driver: Any) -> list[str]:
+    """The page's uncaught script errors since the last call (failed requests the page handles are not errors)."""
+    return [
+        e["message"] for e in driver.get_log("browser") if "Uncaught" in e["message"] or "SyntaxError" in e["message"]
+    ]
+
+
 def _wait(driver: Any, condition: Any, timeout: float = 30) -> Any:
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(condition)
+    except TimeoutException:
+        raise AssertionError(f"the page did not get there; its script errors: {script_errors(driver)}") from None
 
 
 def _shot(driver: Any, name: str, width: int) -> Path:
@@ -322,6 +333,7 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     _shot(driver, "audit", 1280)
     _shot(driver, "audit", 390)
     driver.set_window_size(1280, 900)
+    assert not script_errors(driver)
 
 
 def test_the_lobby_lists_an_open_seat_the_page_claims_it_and_leaves_it_to_a_bot(browser: Any, site: Served) -> None:
@@ -363,6 +375,7 @@ def test_the_lobby_lists_an_open_seat_the_page_claims_it_and_leaves_it_to_a_bot(
     with site.http() as http:
         listed = {g["game_id"]: g for g in http.get("/games", params={"limit": 50}).json()["games"]}
     assert listed[gid]["seats"][1]["left"] is True and listed[gid]["seats"][1]["bot"] == "heuristic"
+    assert not script_errors(driver)
 
 
 def test_a_barracks_seat_page_never_holds_another_seats_hand(browser: Any, site: Served) -> None:
@@ -407,3 +420,4 @@ def test_a_barracks_seat_page_never_holds_another_seats_hand(browser: Any, site:
     own = presenter.secret_cards(repo.load(game_id).state, 0)
     received = _parsed(net.payloads)
     assert not own or any(json_shows(p, Secret(0, None, sorted(own)[0])) for p in received)
+    assert not script_errors(driver)

@@ -11,6 +11,7 @@ import { api, ApiError, boardUrl, Feed, tokens } from "./api.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
+let clockTimer = null; // the running clocks' repaint (one page at a time)
 
 // --- little DOM helpers -------------------------------------------------------------------------------------
 function h(tag, attrs = {}, ...children) {
@@ -65,6 +66,7 @@ function jsonText(value) { return JSON.stringify(value, null, 1); }
 
 // --- routing ----------------------------------------------------------------------------------------------
 function route() {
+  clearInterval(clockTimer);
   for (const fn of cleanup) fn();
   cleanup = [];
   const [path, query] = (location.hash.slice(1) || "/").split("?");
@@ -246,18 +248,31 @@ function gameItem(g) {
 }
 
 // --- shared pieces of the game pages ---------------------------------------------------------------------
+/** The clocks ([5/7]) when the view carries them: per seat ``remaining_ms`` (as of the answer), ``running``,
+ * ``deadline_ms`` and ``low``; a running clock counts down here between answers. None on a table without clocks. */
 function clocksOf(seatView) {
-  // Clocks ([5/7]) when the gateway's view carries them: {seat: {remaining_ms, running}} or a list of such.
   const clocks = seatView.clocks || (seatView.view && seatView.view.clocks);
+  clearInterval(clockTimer);
   if (!clocks) return null;
   const entries = Array.isArray(clocks) ? clocks.map((c, i) => [i, c]) : Object.entries(clocks);
   const players = (seatView.view && seatView.view.players) || [];
-  return h("div", { class: "clocks", id: "clocks" }, entries.map(([seat, c]) => {
-    const ms = typeof c === "number" ? c : (c && (c.remaining_ms ?? c.left_ms ?? c.ms)) ?? null;
-    const running = c && (c.running || c.ticking);
-    const text = ms === null ? jsonText(c) : `${Math.floor(ms / 60000)}:${String(Math.floor((ms % 60000) / 1000)).padStart(2, "0")}`;
-    return h("span", { class: `clock${running ? " running" : ""}` }, `${players[seat] || `Seat ${seat}`} ${text}`);
-  }));
+  const got = Date.now();
+  const shown = entries.map(([seat, c]) => {
+    const ms = typeof c === "number" ? c : c ? c.remaining_ms ?? null : null;
+    const el = h("span", { class: `clock${c && c.running ? " running" : ""}${c && c.low ? " low" : ""}`, "data-seat": seat });
+    return { el, seat, ms, running: Boolean(c && c.running), name: players[seat] || `Seat ${seat}`, raw: c };
+  });
+  const paint = () => {
+    for (const c of shown) {
+      if (c.ms === null) { c.el.textContent = `${c.name} ${jsonText(c.raw)}`; continue; }
+      const left = Math.max(0, c.running ? c.ms - (Date.now() - got) : c.ms);
+      const secs = Math.ceil(left / 1000);
+      c.el.textContent = `${c.name} ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+    }
+  };
+  paint();
+  if (shown.some((c) => c.running)) clockTimer = setInterval(paint, 1000);
+  return h("div", { class: "clocks", id: "clocks", "aria-label": "clocks" }, shown.map((c) => c.el));
 }
 
 /** What only this seat sees: the fields of its view that differ from the spectators'. */
@@ -426,6 +441,7 @@ async function playPage(gameId, seat) {
       if (msg.kind === "event") { narrate(narration, msg); state.version = Math.max(state.version, msg.version); refreshSoon(); }
       if (msg.kind === "turn") { state.turn = msg; refreshSoon(); }
       if (msg.kind === "over") { state.over = true; refreshSoon(); }
+      if (msg.kind === "clock_low") { toast(msg.text || "A clock is running low."); refreshSoon(); }
     },
   });
   cleanup.push(() => feed.close());
@@ -540,15 +556,19 @@ async function replayPage(gameId, seatParam, versionParam) {
 
 // --- audit ------------------------------------------------------------------------------------------------
 const rulingTexts = new Map();
-async function rulingText(game, id) {
+/** A ruling's title and text: from the audit entry when it carries them, else from ``/rules/{game}/{id}``. */
+async function rulingText(game, id, known) {
+  const given = (known || []).find((r) => r.id === id);
+  if (given) return given.title ? `${given.title}: ${given.text}` : given.text;
   const key = `${game}/${id}`;
   if (!rulingTexts.has(key)) {
     rulingTexts.set(key, api(`/rules/${encodeURIComponent(game)}/${encodeURIComponent(id)}`).then(
-      (r) => (typeof r === "string" ? r : r.text || r.statement || r.title || jsonText(r)),
+      (r) => (typeof r === "string" ? r : r.title ? `${r.title}: ${r.text}` : r.text || jsonText(r)),
       () => null));
   }
   return rulingTexts.get(key);
 }
+function isRefusal(e) { return e.kind === "refusal" || Boolean(e.rejection); }
 
 async function auditPage(gameId, versionParam) {
   clear(main, h("h1", {}, `Audit of game ${short(gameId)}`), h("p", { class: "muted" }, "Loading…"));
@@ -578,10 +598,12 @@ async function auditPage(gameId, versionParam) {
   }, (err) => { verdict.textContent = `Verification unavailable: ${errorText(err)}`; });
   const entries = audit.entries || [];
   const buttons = entries.map((e) => {
-    const refused = Boolean(e.rejection || e.refused || e.kind === "refused");
-    const b = h("button", { type: "button", class: `entry${refused ? " refused" : ""}`, "data-version": e.version ?? "" },
-      refused ? `✗ ${e.rejection ? e.rejection.code : "refused"}` : `${e.version} ${e.event_type}`,
-      h("small", {}, ` ${e.explanation || (e.rejection && e.rejection.message) || ""}`.slice(0, 90)));
+    const refused = isRefusal(e);
+    const code = e.code || (e.rejection && e.rejection.code) || "refused";
+    const note = refused ? e.message || (e.rejection && e.rejection.message) || "" : e.explanation || "";
+    const b = h("button", { type: "button", class: `entry${refused ? " refused" : ""}`, "data-version": e.version ?? "", "data-kind": refused ? "refusal" : "event" },
+      refused ? `✗ after ${e.version}: ${code}` : `${e.version} ${e.event_type}`,
+      h("small", {}, ` ${note}`.slice(0, 90)));
     b.addEventListener("click", () => open(e, b));
     return h("li", {}, b);
   });
@@ -589,27 +611,33 @@ async function auditPage(gameId, versionParam) {
   async function open(e, button) {
     for (const b of list.querySelectorAll(".entry.active")) b.classList.remove("active");
     button.classList.add("active");
+    const refused = isRefusal(e);
     const rulings = e.rulings || (e.rejection && e.rejection.rulings) || [];
     const rulingItems = rulings.map((id) => {
       const li = h("li", { class: "ruling", "data-ruling": id }, h("strong", {}, id), " ", h("span", { class: "muted" }, "…"));
-      rulingText(summary.game, id).then((t) => { li.lastChild.textContent = t || "(its text is in the game's RULES.md)"; li.lastChild.className = t ? "" : "muted"; });
+      rulingText(summary.game, id, e.ruling_texts).then((t) => { li.lastChild.textContent = t || "(its text is in the game's RULES.md)"; li.lastChild.className = t ? "" : "muted"; });
       return li;
     });
-    const who = e.command ? (e.command.sender ? `${e.command.sender} (seat ${e.command.seat})` : e.command.kind === "create" ? "the game's creation" : `seat ${e.command.seat}`) : "";
+    const c = e.command;
+    const who = c ? (c.sender ? `${c.sender} (seat ${c.seat})` : c.kind === "create" ? "the game's creation" : `seat ${c.seat}`) : "";
+    const inputs = refused ? (c && c.payload) || {} : e.inputs || {};
+    const same = !differing.has(e.version);
     clear(detail,
-      h("h2", {}, e.version !== undefined ? `Event ${e.version}: ${e.event_type || ""}` : "Refused command"),
-      h("p", { class: "sentence" }, e.sentence || e.explanation || (e.rejection && e.rejection.message) || ""),
-      e.rejection ? h("p", { class: "error" }, `${e.rejection.code}: ${e.rejection.message}`) : null,
-      e.command ? h("p", {}, "Command: ", h("strong", {}, e.command.label || e.command.type || ""), who ? ` by ${who}` : "") : null,
+      h("h2", {}, refused ? `Refused command (after event ${e.version})` : `Event ${e.version}: ${e.event_type || ""}`),
+      h("p", { class: "sentence" }, e.sentence || e.explanation || ""),
+      refused ? h("p", { class: "error" }, `${e.code || e.rejection.code}: ${e.message || e.rejection.message}`) : null,
+      c ? h("p", {}, "Command: ", h("strong", {}, c.label || c.type || (c.payload && c.payload.type) || ""), who ? ` by ${who}` : "") : null,
       h("h3", {}, "Rulings"), rulingItems.length ? h("ul", { class: "rulings" }, rulingItems) : h("p", { class: "muted" }, "None cited."),
-      h("h3", {}, "Deciding inputs"), h("pre", { class: "inputs" }, jsonText(e.inputs || (e.command && e.command.payload) || {})),
+      h("h3", {}, refused ? "The command as sent" : "Deciding inputs"), h("pre", { class: "inputs" }, jsonText(inputs)),
       h("h3", {}, "Today's rules"),
-      h("p", { class: differing.has(e.version) ? "error" : "ok" }, differing.has(e.version) ? "Today's rules decide this event differently." : "Today's rules decide the same."),
+      refused
+        ? h("p", { class: differing.size ? "muted" : "ok" }, differing.size ? "Today's rules decide some events differently (see above)." : "Today's rules decide the game the same: this command is still refused.")
+        : h("p", { class: same ? "ok" : "error" }, same ? "Today's rules decide the same." : "Today's rules decide this event differently."),
       e.version !== undefined ? h("p", {}, h("a", { href: `#/replay/${gameId}?version=${e.version}` }, "See the board at this moment")) : null);
     detail.focus();
   }
   if (versionParam) {
-    const i = entries.findIndex((e) => String(e.version) === versionParam);
+    const i = entries.findIndex((e) => !isRefusal(e) && String(e.version) === versionParam);
     if (i >= 0) { buttons[i].firstChild.click(); buttons[i].scrollIntoView({ block: "center" }); }
   }
 }
