@@ -36,7 +36,8 @@ HTTP and WebSocket gateway of **throne**, an event-sourced referee of board game
 * `GET /games/{id}/seats/{seat}/view`: the seat's view and legal commands;
   `WS /games/{id}/seats/{seat}/feed?after=N`: its events after version N, then live (resumable).
 * `POST /games/{id}/chat`: one line of text in, the board as text and a numbered menu of moves out.
-* Scoreboard, leaderboard, replay, audit, verification, SVG board; JSON Schemas under `/schemas`.
+* Scoreboard, leaderboard, replay, audit (every event and refused command; a seat reads its own refusals at
+  any time), verification, SVG board; JSON Schemas under `/schemas`; each game's rules reference under `/rules`.
 
 Every error is `{"error": {"code": "...", "message": "..."}}`.
 """

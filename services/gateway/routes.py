@@ -8,7 +8,9 @@ Who may see what:
   commands and chat; another seat's are refused (403 ``forbidden_seat``);
 * once a game is over everything is public: any seat's replay and board, the audit and the verification.
   While it runs, audit and verification are refused (403 ``game_running``): both show every recorded event
-  and command in full, sealed votes included.
+  and command in full, sealed votes and refused commands included; a seat's token may read the audit of its own
+  refused commands (``?seat=``) at any time, since what a seat sent is that seat's own;
+* anyone: each game's rules reference (``/rules/{game}``, ``/rules/{game}/{ruling_id}``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from services.gateway.models import (
 from services.gateway.narration import narrate, plugin_of, turn
 from services.gateway.service import Gateway, rejection_error
 from services.rules.contract import GamePlugin
-from services.rules.registry import game_names
+from services.rules.registry import game_names, get_game
 
 
 def _known_query_only(request: Request) -> None:
@@ -76,7 +78,8 @@ _ERROR_TEXTS = {
     400: "not_json / bad_request",
     401: "unauthorized: no token, or not a seat token of this game",
     403: "forbidden_seat: the token of another seat; game_running",
-    404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game)",
+    404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game); "
+    "unknown_game_name, unknown_ruling (rules routes)",
     405: "method_not_allowed",
     408: "request_timeout: the request did not arrive whole in time",
     409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, command_id_conflict, "
@@ -334,11 +337,21 @@ def replay(
 
 
 @router.get("/games/{game_id}/audit", responses=ERRORS, tags=["read models"])
-def audit(request: Request, game_id: str = GameId, version: int | None = AtVersion) -> JsonResponse:
-    """Why each event happened (command, sender, time, rulings); public once the game is over."""
+def audit(
+    request: Request,
+    game_id: str = GameId,
+    version: int | None = AtVersion,
+    seat: int | None = Query(None, ge=0, lt=64, description="a seat: only its own refused commands (its token)"),
+) -> JsonResponse:
+    """Why each event happened (command, sender, time, rulings with their texts) and every refused command
+    (who, when, the command, its code, the sentence its sender was told, the rulings); public once the game is
+    over. With ``seat`` and that seat's token, while the game runs too: that seat's own refused commands."""
     gw = _gw(request)
-    _finished(gw, game_id, "audit")
-    return JsonResponse(_read(gw, "audit", game_id, version))
+    if seat is not None:
+        _may_see_seat(gw, request, game_id, seat)
+    else:
+        _finished(gw, game_id, "audit")
+    return JsonResponse(_read(gw, "audit", game_id, version, seat))
 
 
 @router.get("/games/{game_id}/verify", responses=ERRORS, tags=["read models"])
@@ -380,6 +393,33 @@ def board_text(
     gw = _gw(request)
     _may_see_seat(gw, request, game_id, seat)
     return PlainTextResponse(_read(gw, "board_text", game_id, version, seat))
+
+
+# --- rules references -------------------------------------------------------------------------------------
+def _reference(game: str) -> dict[str, Any]:
+    if game not in game_names():
+        raise ApiError(404, "unknown_game_name", f"no game called {game[:64]!r}; known: {', '.join(game_names())}")
+    return {rid: ruling.to_dict() for rid, ruling in get_game(game).rulings().items()}
+
+
+@router.get("/rules/{game}", responses=ERRORS, tags=["rules"])
+def rules_reference(game: str = Path(pattern=GAME_NAME_RE, description="a game's name")) -> JsonResponse:
+    """A game's rules reference: every ruling id its events and refusals may cite, with its title and text (the
+    project's own words; the product's rulings have the full statements)."""
+    rulings = _reference(game)
+    return JsonResponse({"game": game, "rulings": list(rulings.values())})
+
+
+@router.get("/rules/{game}/{ruling_id}", responses=ERRORS, tags=["rules"])
+def ruling(
+    game: str = Path(pattern=GAME_NAME_RE, description="a game's name"),
+    ruling_id: str = Path(pattern=r"^[A-Z]{1,4}[0-9]{1,3}$", description="a ruling id, e.g. X4 or K27"),
+) -> JsonResponse:
+    """One ruling of a game's rules reference: ``{"game", "id", "title", "text"}``; 404 ``unknown_ruling``."""
+    found = _reference(game).get(ruling_id)
+    if found is None:
+        raise ApiError(404, "unknown_ruling", f"{game} has no ruling {ruling_id}")
+    return JsonResponse({"game": game, **found})
 
 
 # --- schemas and health -----------------------------------------------------------------------------------

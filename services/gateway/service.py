@@ -270,4 +270,5 @@ def rejection_error(outcome: Outcome) -> ApiError:
     code = rej.code if rej is not None else outcome.status
     message = rej.message if rej is not None else "the command was not accepted"
     status = _REJECTION_STATUS.get(code, 503 if outcome.status == "dead_letter" else 409)
-    return ApiError(status, code, message, command_id=outcome.command_id, version=outcome.version)
+    rulings = list(rej.rulings) if rej is not None else []
+    return ApiError(status, code, message, command_id=outcome.command_id, version=outcome.version, rulings=rulings)

@@ -91,9 +91,14 @@ def test_replay_seeks_any_version_forward_and_back_without_rerunning_rules(
 def test_audit_tells_command_sender_time_rulings_and_inputs(shadow_game: tuple[Backend, redis.Redis, str]) -> None:
     backend, r, gid = shadow_game
     models = ReadModels(r, backend.layout)
-    entries = models.audit(gid)["entries"]
+    everything = models.audit(gid)["entries"]
+    entries = [e for e in everything if e["kind"] == "event"]
     # Given every event of the game, each has an audit entry at its version
     assert [e["version"] for e in entries] == list(range(1, len(entries) + 1))
+    # and the refused command the rules judged is there too, after the event of the version it was judged at
+    refused = [(i, e) for i, e in enumerate(everything) if e["kind"] == "refusal"]
+    assert refused and all(everything[i - 1]["version"] == e["version"] for i, e in refused)
+    assert all(e["command"]["sender"] and e["code"] and e["message"] in e["sentence"] for _, e in refused)
     assert entries[0]["command"]["kind"] == "create" and "opened the game" in entries[0]["sentence"]
     # Then an elector decision is told with its power tally, its rulings, and the command that caused it
     elector = next(e for e in entries if e["event_type"] in ("ElectorChanged", "ElectorRetained"))
@@ -107,7 +112,7 @@ def test_audit_tells_command_sender_time_rulings_and_inputs(shadow_game: tuple[B
     assert models.audit(gid, elector["version"])["entries"] == [elector]
     # and without the audit model (not projected yet) the same entries come from the store
     clear_model(r, backend.layout, "audit", range(backend.layout.shards))
-    assert models.audit(gid)["entries"] == entries
+    assert models.audit(gid)["entries"] == everything
     assert models.audit(gid, elector["version"])["entries"] == [elector]
     with pytest.raises(BadVersion):
         models.audit(gid, len(entries) + 1)
@@ -194,7 +199,9 @@ def test_an_archived_game_replays_and_audits_from_its_archive(backend: Backend) 
     last = int(client.game_info(gid)["version"])
     assert models.replay(gid, last)["view"]["winner"] is not None
     assert models.replay(gid, 1)["next"] == 2
-    assert len(models.audit(gid)["entries"]) == last
+    audit = models.audit(gid)["entries"]
+    assert [e["version"] for e in audit if e["kind"] == "event"] == list(range(1, last + 1))
+    assert any(e["kind"] == "refusal" for e in audit)  # its refused commands: from the archive's command log too
     assert models.verify(gid)["ok"]
     for model in MODELS:
         clear_model(r, backend.layout, model, range(backend.layout.shards))

@@ -248,10 +248,14 @@ def check_recorded_decisions(before: GameState | None, event: Event, s: GameStat
         tied = [seat for seat, p in enumerate(event.power) if p == max(event.power)]
         assert (len(tied) > 1) == (event.tie_broken_by is not None), f"{event}"
     elif isinstance(event, ev.ElectorRetained):
-        if max(event.power) == 0:
-            assert event.owner is None, f"{event}"
+        assert event.power[event.owner] == max(event.power) > 0, f"{event}"
+        assert before.board[before.layout.electorates[ELECTORATE_KEYS.index(event.electorate)].elector] is not None
+    elif isinstance(event, ev.ElectorSeatStaysEmpty):
+        assert before.board[before.layout.electorates[ELECTORATE_KEYS.index(event.electorate)].elector] is None
+        if event.winner is None:
+            assert max(event.power) == 0, f"{event}"
         else:
-            assert event.owner is not None and event.power[event.owner] == max(event.power), f"{event}"
+            assert event.power[event.winner] == max(event.power) > 0, f"{event}"
     elif isinstance(event, ev.VotesRevealed):
         for side, total in (("emperor", event.emperor_votes), ("rival", event.rival_votes)):
             assert total == sum(b.votes for b in event.ballots if b.candidate == side)

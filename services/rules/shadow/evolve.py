@@ -297,6 +297,7 @@ for _informational in (
     ev.DaughterEnteredConvent,
     ev.ElectorChanged,
     ev.ElectorRetained,
+    ev.ElectorSeatStaysEmpty,
     ev.VotesRevealed,
     ev.EmperorRetained,
     ev.ThroneLeftEmpty,
@@ -309,10 +310,13 @@ def _cards_returned(s: GameState, _: ev.CardsReturned) -> GameState:
     return _with(s, _PLAY_AREAS, ((),) * s.n)
 
 
+@_on(ev.CardEffectCopied)
+def _effect_copied(s: GameState, _: ev.CardEffectCopied) -> GameState:
+    return _next(s)  # Trier copies an effect: no card goes into a play area [P6]
+
+
 @_on(ev.CardTaken)
 def _card_taken(s: GameState, e: ev.CardTaken) -> GameState:
-    if e.via_trier:  # Trier copies an effect; no card is taken
-        return _next(s)
     areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], e.card))
     rival = e.seat if e.card == "rival" else s.rival
     return _with2(s, _PLAY_AREAS, areas, _RIVAL, rival)
@@ -324,7 +328,8 @@ def _privilege(s: GameState, e: ev.PrivilegeUsed) -> GameState:
 
 
 @_on(ev.Passed)
-def _passed(s: GameState, e: ev.Passed) -> GameState:
+@_on(ev.ActionsEnded)
+def _passed(s: GameState, e: ev.Passed | ev.ActionsEnded) -> GameState:
     return _with(s, _PASSED, s.passed | {e.seat})
 
 
