@@ -280,6 +280,7 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
         # the page takes the move in: its buttons show the next version's moves, or none
         _wait(driver, lambda d, v=version: d.execute_script(MOVED, v), timeout=30)
 
+    during = len(net.payloads)  # what came while the game ran: once it is over, everything is public
     net.collect()
     summary = site.http().get(f"/games/{game_id}").json()
     assert summary["over"] is True
@@ -287,8 +288,11 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     assert secrets_checked > 0, "the others had secrets while the game ran"
     # And the page received the others' sealed votes only masked (the check above is not vacuous)
     assert any(url == "ws" for url, _ in net.payloads), "the seat's feed sent frames"
-    sealed = [obj for obj in _json_objects_of(net.payloads) if obj.get("type") == "VoteSealed" and obj.get("seat") != 0]
+    running = net.payloads[:during]
+    sealed = [obj for obj in _json_objects_of(running) if obj.get("type") == "VoteSealed" and obj.get("seat") != 0]
     assert sealed and all(obj.get("candidate") is None for obj in sealed)
+    late = [i for i, p in enumerate(net.payloads) if _sealed_votes_of_others([p], 0)]
+    assert all(i >= during for i in late), "a sealed vote shown before the end"
     # And the seat's page never asked for another seat's view, feed, events or board
     log_urls = [url for url, _ in net.payloads if url != "ws"]
     assert not [u for u in log_urls if "/seats/1/" in u or "seat=1" in u]
