@@ -253,6 +253,11 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     game_id = driver.current_url.split("#/play/")[1].split("/")[0]
     repo = GameRepository(site.redis, site.layout)
     presenter = get_game("shadow").presenter
+    # (and the seat first sends a move the rules refuse, with its own token as the page keeps it: the audit shows it)
+    token = driver.execute_script(f"return localStorage.getItem('throne.token.{game_id}.0')")
+    with site.http(token) as http:
+        refused = http.post(f"/games/{game_id}/commands", json={"command": {"type": "Pass"}})
+    assert refused.status_code == 409, refused.text
     moves = secrets_checked = 0
     shot_taken = False
     deadline = time.monotonic() + 600
@@ -334,6 +339,17 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     assert "Event " in detail.text and "Rulings" in detail.text and "Deciding inputs" in detail.text
     assert "decide every one" in driver.find_element(By.ID, "verdict").text
     assert "Today's rules decide the same." in detail.text
+    assert "power" in detail.text  # the tallies, by player
+    # And the refused command is there too, with the code, the sentence its sender was told and the rulings' texts
+    refusal = next(b for b in driver.find_elements(By.CSS_SELECTOR, 'button.entry[data-kind="refusal"]'))
+    refusal.click()
+    _wait(driver, lambda d: "Refused command" in d.find_element(By.ID, "audit-detail").text)
+    detail = driver.find_element(By.ID, "audit-detail")
+    assert refused.json()["error"]["code"] in detail.text
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#audit-detail li.ruling"))
+    rulings = driver.find_elements(By.CSS_SELECTOR, "#audit-detail li.ruling")
+    assert all(len(r.text) > 6 and "…" not in r.text for r in rulings)
+    pick.click()
     _shot(driver, "audit", 1280)
     _shot(driver, "audit", 390)
     driver.set_window_size(1280, 900)

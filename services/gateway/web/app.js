@@ -190,7 +190,7 @@ function renderCreate(box, kinds) {
 
 function shareLink(gameId) {
   const url = `${location.origin}/#/watch/${encodeURIComponent(gameId)}`;
-  return h("span", { class: "share" }, "Spectator link: ", h("a", { href: url }, url), " ",
+  return h("span", { class: "share" }, h("a", { href: url, class: "share-link", title: url }, "Spectator link"), " ",
     h("button", { type: "button", class: "small", onclick: () => navigator.clipboard && navigator.clipboard.writeText(url).then(() => toast("Link copied")) }, "Copy"));
 }
 
@@ -275,13 +275,27 @@ function clocksOf(seatView) {
   return h("div", { class: "clocks", id: "clocks", "aria-label": "clocks" }, shown.map((c) => c.el));
 }
 
+/** A view's value in words: a per-seat list with the players' names (null: hidden), a list of names joined. */
+function valueText(value, players) {
+  if (value === null || value === undefined) return "hidden";
+  if (Array.isArray(value) && value.length === players.length && value.every((v) => v === null || typeof v !== "object")) {
+    return value.map((v, i) => `${players[i]} ${v === null ? "?" : v}`).join(" · ");
+  }
+  if (Array.isArray(value) && value.every((v) => typeof v !== "object")) return value.length ? value.join(", ") : "none";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
 /** What only this seat sees: the fields of its view that differ from the spectators'. */
 function privateInfo(seatView, spectatorView) {
   const mine = seatView.view || {}, public_ = spectatorView.view || {};
+  const players = mine.players || [];
   const rows = [];
   for (const [k, v] of Object.entries(mine)) {
     if (k === "seat") continue;
-    if (JSON.stringify(v) !== JSON.stringify(public_[k])) rows.push(h("div", { class: "kv" }, h("dt", {}, k), h("dd", {}, h("pre", {}, jsonText(v)))));
+    if (JSON.stringify(v) !== JSON.stringify(public_[k])) {
+      rows.push(h("div", { class: "kv" }, h("dt", {}, k.replaceAll("_", " ")), h("dd", {}, valueText(v, players))));
+    }
   }
   return rows.length ? h("dl", { class: "private" }, rows) : h("p", { class: "muted" }, "Nothing hidden from the others right now.");
 }
@@ -293,7 +307,7 @@ function resultText(result, players) {
 }
 
 function narrationList() {
-  return h("ol", { class: "narration", id: "narration", "aria-live": "polite", reversed: true });
+  return h("ol", { class: "narration", id: "narration", "aria-live": "polite", "aria-label": "what happened, newest first" });
 }
 function narrate(list, msg) {
   if (!msg.text || msg.quiet) return;
@@ -384,8 +398,12 @@ async function playPage(gameId, seat) {
     const yours = mine.legal.length > 0;
     const turn = turnNow;
     banner.className = yours ? "turn yours" : "turn";
+    // The game's prompt may say "Your turn:" itself: the banner says it once.
+    const asked = turn
+      ? turn.prompt.replace(/\s*your turn:\s*/i, " ").trim().replace(/\.\s+([a-z])/g, (_, c) => `. ${c.toUpperCase()}`)
+      : "choose a move.";
     banner.textContent = yours
-      ? `Your turn: ${turn ? turn.prompt : "choose a move"}`
+      ? `Your turn — ${asked}`
       : `Waiting for ${mine.awaiting.map((s) => state.players[s] || `seat ${s}`).join(", ") || "the game"}…`;
     if (!yours) { clear(commands, h("p", { class: "muted" }, "Not your turn.")); return; }
     const groups = turn && turn.groups && turn.groups.length ? turn.groups : [{ title: "Moves", indexes: mine.legal.map((c) => c.index) }];
@@ -555,6 +573,24 @@ async function replayPage(gameId, seatParam, versionParam) {
 }
 
 // --- audit ------------------------------------------------------------------------------------------------
+/** An event's deciding inputs in words: per-seat lists with the players' names (power tallies, votes), seats
+ * named, the rest as recorded; the raw JSON below it. */
+function inputsView(inputs, players) {
+  const named = (seat) => (Number.isInteger(seat) && seat >= 0 && seat < players.length ? `${players[seat]} (seat ${seat})` : String(seat));
+  const rows = Object.entries(inputs || {}).map(([key, value]) => {
+    let text;
+    if (value === null || value === undefined) text = "—";
+    else if (Array.isArray(value) && value.length === players.length && value.every((v) => v === null || typeof v !== "object")) {
+      text = value.map((v, i) => `${players[i]} ${v === null ? "—" : v}`).join(" · ");
+    } else if (/(^|_)(seat|owner|winner|player|by)$/.test(key) && Number.isInteger(value)) text = named(value);
+    else if (typeof value === "object") text = JSON.stringify(value);
+    else text = String(value);
+    return h("div", { class: "kv" }, h("dt", {}, key.replaceAll("_", " ")), h("dd", {}, text));
+  });
+  return h("div", {}, rows.length ? h("dl", { class: "inputs" }, rows) : h("p", { class: "muted" }, "None recorded."),
+    h("details", {}, h("summary", {}, "As recorded (JSON)"), h("pre", {}, jsonText(inputs || {}))));
+}
+
 const rulingTexts = new Map();
 /** A ruling's title and text: from the audit entry when it carries them, else from ``/rules/{game}/{id}``. */
 async function rulingText(game, id, known) {
@@ -628,7 +664,7 @@ async function auditPage(gameId, versionParam) {
       refused ? h("p", { class: "error" }, `${e.code || e.rejection.code}: ${e.message || e.rejection.message}`) : null,
       c ? h("p", {}, "Command: ", h("strong", {}, c.label || c.type || (c.payload && c.payload.type) || ""), who ? ` by ${who}` : "") : null,
       h("h3", {}, "Rulings"), rulingItems.length ? h("ul", { class: "rulings" }, rulingItems) : h("p", { class: "muted" }, "None cited."),
-      h("h3", {}, refused ? "The command as sent" : "Deciding inputs"), h("pre", { class: "inputs" }, jsonText(inputs)),
+      h("h3", {}, refused ? "The command as sent" : "Deciding inputs"), inputsView(inputs, summary.players),
       h("h3", {}, "Today's rules"),
       refused
         ? h("p", { class: differing.size ? "muted" : "ok" }, differing.size ? "Today's rules decide some events differently (see above)." : "Today's rules decide the game the same: this command is still refused.")
