@@ -356,7 +356,7 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     assert not script_errors(driver)
 
 
-def test_the_lobby_lists_an_open_seat_the_page_claims_it_and_leaves_it_to_a_bot(browser: Any, site: Served) -> None:
+def test_an_open_seat_is_claimed_in_the_lobby_watched_live_and_left_to_a_bot(browser: Any, site: Served) -> None:
     from selenium.webdriver.common.by import By
 
     # Given a Shadow game created through the API with seat 1 left open
@@ -386,6 +386,23 @@ def test_the_lobby_lists_an_open_seat_the_page_claims_it_and_leaves_it_to_a_bot(
         again = http.post(f"/games/{gid}/seats/1/claim")
     assert again.status_code == 409
 
+    # When a spectator watches in another tab while the seat makes a move
+    play_tab = driver.current_window_handle
+    _wait(driver, lambda d: d.execute_script(ENABLED_MOVES) > 0, timeout=60)
+    driver.switch_to.new_window("tab")
+    driver.get(f"{site.base_url}/#/watch/{gid}")
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#narration li"))
+    seen = len(driver.find_elements(By.CSS_SELECTOR, "#narration li"))
+    watch_tab = driver.current_window_handle
+    driver.switch_to.window(play_tab)
+    assert driver.execute_script(CLICK_MOVE, 0) > 0
+    # Then the spectator's page shows the move live, without reloading
+    driver.switch_to.window(watch_tab)
+    _wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#narration li")) > seen)
+    assert not script_errors(driver)
+    driver.close()
+    driver.switch_to.window(play_tab)
+
     # When the player leaves through the page (and confirms)
     driver.find_element(By.ID, "leave").click()
     driver.switch_to.alert.accept()
@@ -395,7 +412,6 @@ def test_the_lobby_lists_an_open_seat_the_page_claims_it_and_leaves_it_to_a_bot(
     with site.http() as http:
         listed = {g["game_id"]: g for g in http.get("/games", params={"limit": 50}).json()["games"]}
     assert listed[gid]["seats"][1]["left"] is True and listed[gid]["seats"][1]["bot"] == "heuristic"
-    assert not script_errors(driver)
 
 
 def test_a_barracks_seat_page_never_holds_another_seats_hand(browser: Any, site: Served) -> None:
