@@ -28,7 +28,7 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}\.(js|css|png|svg)$")
 # The page loads nothing from elsewhere: scripts and styles of this origin, images of it and data: URLs (the
 # SVG boards are inlined), and the feed's WebSocket back to this origin.
 _CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 )
 
