@@ -332,6 +332,13 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     # Then each step shows the next event in words, and the board of that version
     assert len(set(texts)) == 3 and all(len(t) > 4 for t in texts)
     _wait(driver, lambda d: d.find_element(By.ID, "board").get_attribute("data-version") == "3")
+    # And the keyboard steps too
+    from selenium.webdriver.common.keys import Keys
+
+    driver.find_element(By.ID, "next").send_keys(Keys.ARROW_RIGHT)
+    _wait(driver, lambda d: d.find_element(By.ID, "event-text").text.startswith("4:"))
+    driver.find_element(By.ID, "next").send_keys(Keys.ARROW_LEFT)
+    _wait(driver, lambda d: d.find_element(By.ID, "event-text").text.startswith("3:"))
     # And a round or phase can be jumped to
     chapters = Select(driver.find_element(By.ID, "chapters"))
     _wait(driver, lambda d: len(chapters.options) > 2)

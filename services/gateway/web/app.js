@@ -556,11 +556,13 @@ async function replayPage(gameId, seatParam, versionParam) {
   prev.addEventListener("click", () => show(Math.max(0, Number(slider.value) - 1)));
   next.addEventListener("click", () => show(Math.min(summary.version, Number(slider.value) + 1)));
   chapters.addEventListener("change", () => { if (chapters.value !== "") show(Number(chapters.value)); });
-  main.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+  const keys = (e) => {
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT" || e.altKey || e.ctrlKey || e.metaKey) return;
     if (e.key === "ArrowLeft" || e.key === "j") prev.click();
     if (e.key === "ArrowRight" || e.key === "k") next.click();
-  });
+  };
+  document.addEventListener("keydown", keys);
+  cleanup.push(() => document.removeEventListener("keydown", keys));
   show(Number(slider.value));
   // Chapters: the events that start a round or a phase (whatever the game calls them), from the public events.
   try {
