@@ -6,7 +6,9 @@ name, and the rules workers only through the shards' streams. Modules: ``app`` (
 behind every feed of a process, feed caps), ``auth`` (seat tokens), ``limits`` (every bound; body size, rate),
 ``protocol`` (request head bound and read deadline, the uvicorn configuration), ``errors`` (typed JSON errors),
 ``chat`` (the text menu), ``games`` (token check, cached positions, per-seat redaction), ``asyncbus`` (submit
-and wait on the event loop), ``lobby`` and ``lobby_routes`` (listing games, open seats and their claims,
+and wait on the event loop), ``openapi`` (the typed document: the games' schemas, short operation ids),
+``docs`` (Swagger UI at ``/docs``, served offline), ``cors`` (allowed web origins), ``boardlinks`` (signed,
+short-lived links to a seat's board), ``lobby`` and ``lobby_routes`` (listing games, open seats and their claims,
 leaving a seat), ``web`` (the web client served at ``/``: its page, ES modules and styles), ``bench`` (figures
 for ``make bench``).
 

@@ -8,8 +8,6 @@ exceptions are rewritten into the same shape by :func:`install_handlers`.
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import Any
 
 import orjson
@@ -19,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
@@ -136,24 +135,14 @@ def validation_message(exc: RequestValidationError | ValidationError) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
-
-
-@functools.lru_cache(maxsize=256)
-def _path_pattern(template: str) -> re.Pattern[str]:
-    parts = re.split(r"(\{[^}/]+\})", template)
-    return re.compile("^" + "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
-
-
-def allowed_methods(request: Request) -> str | None:
-    """Every method the published API serves at the request's path (Starlette's own 405 names only the first
-    route it matched, and one path may have several: ``GET /games`` and ``POST /games``); None: no published
-    path matches (the route's own answer stands)."""
+def _allowed(app: FastAPI, request: Request) -> list[str]:
+    """The methods of every route whose path matches the request's."""
     methods: set[str] = set()
-    for template, operations in request.app.openapi().get("paths", {}).items():
-        if _path_pattern(template).match(request.url.path):
-            methods |= {name.upper() for name in operations if name in _METHODS}
-    return ", ".join(sorted(methods)) or None
+    for route in app.router.routes:
+        match, _ = route.matches({**request.scope, "method": ""})
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 def install_handlers(app: FastAPI) -> None:
@@ -175,9 +164,10 @@ def install_handlers(app: FastAPI) -> None:
         code = _STATUS_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         headers = getattr(exc, "headers", None)
-        allow = allowed_methods(request) if exc.status_code == 405 else None
-        if allow is not None:
-            headers = {**(headers or {}), "Allow": allow}
+        if exc.status_code == 405:
+            # Starlette's Allow names the methods of the first route matching the path only; a path served by
+            # several routes (GET and POST of a seat's webhooks) allows the methods of them all.
+            headers = {**(headers or {}), "Allow": ", ".join(_allowed(app, request))}
         return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(redis.RedisError)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.responses import PlainTextResponse
 
 from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
@@ -26,7 +26,8 @@ from services.bus.client import GameNotCreated, new_id
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 from services.gateway import chatting
 from services.gateway import errors as E
-from services.gateway.auth import bearer_token, seat_of
+from services.gateway.auth import SCHEME, SEAT_TOKEN, bearer_token, seat_of
+from services.gateway.boardlinks import LATEST, BadLink, BoardLinks
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
 from services.gateway.games import History, Position
 from services.gateway.models import (
@@ -34,6 +35,8 @@ from services.gateway.models import (
     MAX_CHAT_CHARS,
     MAX_VERSION,
     MIN_CHAT_CHARS,
+    BoardLink,
+    BoardLinkRequest,
     ChatReply,
     ChatRequest,
     CommandRequest,
@@ -77,7 +80,7 @@ AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game
 _ERROR_TEXTS = {
     400: "not_json / bad_request",
     401: "unauthorized: no token, or not a seat token of this game",
-    403: "forbidden_seat: the token of another seat; game_running",
+    403: "forbidden_seat: the token of another seat; game_running; bad_link_signature, link_expired (board links)",
     404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game); "
     "unknown_game_name, unknown_ruling (rules routes)",
     405: "method_not_allowed",
@@ -100,6 +103,10 @@ PICTURE_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"content": _ERROR_JSON, "description": text} for code, text in _ERROR_TEXTS.items()
 }
 """The same for a route whose answer is a picture or text: its errors are still JSON."""
+SEAT = [Security(SEAT_TOKEN)]
+"""Dependencies of a route that needs a seat's token (declares the bearer scheme on it in the document)."""
+MAY_TAKE_SEAT = {"security": [{}, {SCHEME: []}]}
+"""``openapi_extra`` of a route that takes a seat's token only for a seat's own picture while the game runs."""
 _READ_STATUS = {
     E.UNKNOWN_GAME: 404, "bad_version": 404, "bad_seat": 404, "unknown_game_name": 422, "bad_page": 422,
 }  # fmt: skip
@@ -178,7 +185,9 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
     )
 
 
-@router.post("/games/{game_id}/commands", response_model=CommandResult, responses=ERRORS, tags=["commands"])
+@router.post(
+    "/games/{game_id}/commands", response_model=CommandResult, responses=ERRORS, tags=["commands"], dependencies=SEAT
+)
 async def send_command(body: CommandRequest, request: Request, game_id: str = GameId) -> CommandResult:
     """Send a command for the token's seat and get its outcome: the events it caused, or a typed rejection."""
     gw = _gw(request)
@@ -191,7 +200,13 @@ async def send_command(body: CommandRequest, request: Request, game_id: str = Ga
     return await gw.result(outcome, seat)
 
 
-@router.get("/games/{game_id}/commands/{command_id}", response_model=CommandResult, responses=ERRORS, tags=["commands"])
+@router.get(
+    "/games/{game_id}/commands/{command_id}",
+    response_model=CommandResult,
+    responses=ERRORS,
+    tags=["commands"],
+    dependencies=SEAT,
+)
 async def command_outcome(
     request: Request, game_id: str = GameId, command_id: str = Path(pattern=COMMAND_ID_RE.pattern)
 ) -> CommandResult:
@@ -210,7 +225,9 @@ async def command_outcome(
 
 
 # --- views and events -------------------------------------------------------------------------------------
-@router.get("/games/{game_id}/seats/{seat}/view", response_model=SeatView, responses=ERRORS, tags=["views"])
+@router.get(
+    "/games/{game_id}/seats/{seat}/view", response_model=SeatView, responses=ERRORS, tags=["views"], dependencies=SEAT
+)
 def seat_view(request: Request, game_id: str = GameId, seat: int = SeatNo) -> SeatView:
     """The game as this seat sees it, and the commands it may send now (with labels). Needs the seat's token."""
     gw = _gw(request)
@@ -225,7 +242,13 @@ def spectator_view(request: Request, game_id: str = GameId) -> SeatView:
     return gw.seat_view(gw.position(game_id), None)
 
 
-@router.get("/games/{game_id}/seats/{seat}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
+@router.get(
+    "/games/{game_id}/seats/{seat}/events",
+    response_model=SeatEvents,
+    responses=ERRORS,
+    tags=["views"],
+    dependencies=SEAT,
+)
 def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = After) -> SeatEvents:
     """This seat's events after version ``after`` (the polling twin of the WebSocket feed). Needs its token."""
     gw = _gw(request)
@@ -234,7 +257,7 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
     plugin = plugin_of(pos)
     message = turn(plugin, pos.state, pos.version, seat)
     return SeatEvents(
-        game_id=game_id, seat=seat, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.info.name, seat=seat, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
     )  # fmt: skip
 
@@ -245,7 +268,7 @@ def spectator_events(request: Request, game_id: str = GameId, after: int = After
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
     return SeatEvents(
-        game_id=game_id, seat=None, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.info.name, seat=None, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin_of(pos), pos, items, None),
     )  # fmt: skip
 
@@ -260,7 +283,7 @@ def _narrated(gw: Gateway, plugin: GamePlugin, pos: Position, items: History, se
 
 
 # --- chat -------------------------------------------------------------------------------------------------
-@router.post("/games/{game_id}/chat", response_model=ChatReply, responses=ERRORS, tags=["chat"])
+@router.post("/games/{game_id}/chat", response_model=ChatReply, responses=ERRORS, tags=["chat"], dependencies=SEAT)
 async def chat(
     body: ChatRequest,
     request: Request,
@@ -323,7 +346,7 @@ def leaderboard(
     return JsonResponse(_read(_gw(request), "leaderboard", game, offset, limit))
 
 
-@router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"])
+@router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"], openapi_extra=MAY_TAKE_SEAT)
 def replay(
     request: Request,
     game_id: str = GameId,
@@ -367,6 +390,7 @@ def verify(request: Request, game_id: str = GameId) -> JsonResponse:
     responses={**PICTURE_ERRORS, 200: {"content": {"image/svg+xml": {}}}},
     response_class=Response,
     tags=["read models"],
+    openapi_extra=MAY_TAKE_SEAT,
 )
 def board_svg(
     request: Request,
@@ -381,7 +405,11 @@ def board_svg(
 
 
 @router.get(
-    "/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=PICTURE_ERRORS, tags=["read models"]
+    "/games/{game_id}/board.txt",
+    response_class=PlainTextResponse,
+    responses=PICTURE_ERRORS,
+    tags=["read models"],
+    openapi_extra=MAY_TAKE_SEAT,
 )
 def board_text(
     request: Request,
@@ -422,25 +450,90 @@ def ruling(
     return JsonResponse({"game": game, **found})
 
 
+# --- board links -----------------------------------------------------------------------------------------
+def _links(request: Request) -> BoardLinks:
+    return request.app.state.board_links  # type: ignore[no-any-return]
+
+
+@router.post(
+    "/games/{game_id}/board-links",
+    status_code=201,
+    response_model=BoardLink,
+    responses=ERRORS,
+    tags=["read models"],
+    dependencies=SEAT,
+)
+async def create_board_link(body: BoardLinkRequest, request: Request, game_id: str = GameId) -> BoardLink:
+    """A short-lived link to the token's seat's board as SVG, for an ``<img src>``: the link holds no token, only
+    a signature of (game, seat, version, expiry); it shows that seat's board, with its secrets, until it
+    expires (``ttl`` seconds, at most an hour). ``version`` left out: the latest board whenever it is loaded."""
+    gw = _gw(request)
+    seat = seat_of(await gw.info(game_id), _token(request))
+    if body.version is not None:
+        pos = await gw.position_async(game_id)
+        if body.version > pos.version:
+            raise ApiError(404, "bad_version", f"game {game_id} has events 0..{pos.version}, not {body.version}")
+    url, expires = _links(request).make(game_id, seat, body.version, body.ttl)
+    version = LATEST if body.version is None else body.version
+    return BoardLink(url=url, game_id=game_id, seat=seat, version=version, expires=expires)
+
+
+@router.get(
+    "/games/{game_id}/seats/{seat}/board.svg",
+    responses={**PICTURE_ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+    response_class=Response,
+    tags=["read models"],
+)
+def linked_board(
+    request: Request,
+    game_id: str = GameId,
+    seat: int = SeatNo,
+    version: str = Query(pattern=r"^(latest|0|[1-9][0-9]{0,15})$", description="as the link says"),
+    expires: int = Query(ge=0, le=MAX_VERSION, description="as the link says (Unix seconds)"),
+    signature: str = Query(pattern=r"^[A-Za-z0-9_-]{43}$", description="as the link says"),
+) -> Response:
+    """A seat's board as SVG through a link made by ``POST /games/{id}/board-links`` (no token needed: the
+    signature is the permission). An altered link is 403 ``bad_link_signature``, an old one 403
+    ``link_expired``."""
+    links = _links(request)
+    try:
+        at = links.check(game_id, seat, version, expires, signature)
+    except BadLink as exc:
+        raise ApiError(403, exc.code, exc.message) from None
+    svg = _read(_gw(request), "board_svg", game_id, at, seat)
+    # A fixed version never changes (cache it while the link lasts); the latest board must be asked again.
+    cache = "private, no-cache" if at is None else f"private, max-age={links.remaining(expires)}"
+    headers = {"Cache-Control": cache, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
+    return Response(svg, media_type="image/svg+xml", headers=headers)
+
+
+SCHEMA_KINDS = ("commands", "events", "views")
+
+
 # --- schemas and health -----------------------------------------------------------------------------------
 @router.get("/schemas", tags=["schemas"])
 def schemas() -> JsonResponse:
-    """The games whose command and event JSON Schemas can be downloaded."""
+    """The games whose command, event and view JSON Schemas can be downloaded."""
     from events.schemas import ADAPTERS
 
     games = sorted({name.split(".")[0] for name in ADAPTERS})
     return JsonResponse(
-        {"games": [{"game": g, "commands": f"/schemas/commands/{g}", "events": f"/schemas/events/{g}"} for g in games]}
+        {
+            "games": [
+                {"game": g, **{kind: f"/schemas/{kind}/{g}" for kind in SCHEMA_KINDS if f"{g}.{kind}" in ADAPTERS}}
+                for g in games
+            ]
+        }
     )
 
 
 @router.get("/schemas/{kind}/{game}", responses=ERRORS, tags=["schemas"])
 def schema(kind: str, game: str) -> JsonResponse:
-    """The JSON Schema (draft 2020-12) of a game's commands or events."""
+    """The JSON Schema (draft 2020-12) of a game's commands, events or views."""
     from events.schemas import ADAPTERS, schema_of
 
     name = f"{game}.{kind}"
-    if kind not in ("commands", "events") or name not in ADAPTERS:
+    if kind not in SCHEMA_KINDS or name not in ADAPTERS:
         raise ApiError(404, "unknown_schema", f"no schema {kind}/{game}")
     return JsonResponse(schema_of(name), headers={"Content-Disposition": f'inline; filename="{name}.schema.json"'})
 

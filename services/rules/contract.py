@@ -353,6 +353,8 @@ class GamePlugin:
     """JSON Schema of the table settings (for clients and validation at the edge)."""
     command_schema: JSON | None = None
     event_schema: JSON | None = None
+    view_schema: JSON | None = None
+    """JSON Schema of what ``Presenter.view`` returns (the gateway's OpenAPI document types views with it)."""
     bench_sections: tuple[Callable[[Any], JSON], ...] = ()
     """The game's own ``make bench`` sections (``(ctx) -> figures``, see services/bench.py), e.g. a bot's
     win rate."""
