@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
 from services.log import get_logger
+from services.menus import phrases
 
 # Codes of the gateway itself (a rules rejection keeps the game's own code, e.g. ``not_your_turn``).
 BAD_REQUEST = "bad_request"
@@ -40,8 +41,8 @@ GAME_RUNNING = "game_running"
 SEAT_LEFT = "seat_left"
 SEAT_TAKEN = "seat_taken"
 GAME_OVER = "game_over"
-AMBIGUOUS = "ambiguous_choice"
-NO_MATCH = "no_match"
+AMBIGUOUS = phrases.AMBIGUOUS
+NO_MATCH = phrases.NO_MATCH
 MENU_CHANGED = "menu_changed"
 OUTCOME_TIMEOUT = "outcome_timeout"
 DEAD_LETTER = "dead_letter"
