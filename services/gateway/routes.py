@@ -22,7 +22,7 @@ from fastapi.responses import PlainTextResponse
 
 from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
 from services.bots.kinds import bot_kinds
-from services.bus.client import GameNotCreated
+from services.bus.client import GameNotCreated, new_id
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 from services.gateway import chatting
 from services.gateway import errors as E
@@ -124,7 +124,8 @@ def _token(request: Request) -> str | None:
 # --- games and commands -----------------------------------------------------------------------------------
 @router.post("/games", status_code=201, response_model=CreatedGame, responses=ERRORS, tags=["games"])
 def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
-    """Open a game and get one secret token per seat (shown only here; keep them)."""
+    """Open a game and get one secret token per seat (shown only here; keep them). Seats listed in ``open`` get
+    no token here: the lobby offers them, and the first claim of each receives its token."""
     gw = _gw(request)
     if body.game not in game_names():
         raise ApiError(422, "unknown_game_name", f"no game called {body.game!r}; known: {', '.join(game_names())}")
@@ -135,10 +136,14 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
             raise ApiError(422, "unknown_bot_kind", f"no bot {kind!r} for {body.game}; known: {', '.join(kinds)}")
         if not 0 <= seat < len(body.players):
             raise ApiError(422, E.VALIDATION, f"bot seat {seat} is not a seat of this game")
+    lobby = gw.lobby
+    assert lobby is not None
+    game_id = new_id()
+    open_seats = lobby.new_open_seats(body.open)
     try:
         new = gw.service.create_game(
             body.game, body.players, body.settings, body.seed, timeout=gw.limits.command_timeout, bots=bots,
-            player_ids=body.player_ids,
+            player_ids=body.player_ids, game_id=game_id, tokens=open_seats.tokens(lobby.key, game_id),
         )  # fmt: skip
     except GameNotCreated as exc:
         raise rejection_error(exc.outcome) from None
@@ -146,11 +151,15 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
         raise ApiError(504, E.OUTCOME_TIMEOUT, "the game was not created in time") from None
     except ValueError as exc:
         raise ApiError(422, E.VALIDATION, str(exc)[:300]) from None
+    lobby.offer(new.game_id, open_seats)
     ids = body.player_ids or [None] * len(body.players)
     seats = [
-        Seat(seat=i, player=p, token=None if i in bots else t, bot=bots.get(i), player_id=ids[i])
+        Seat(
+            seat=i, player=p, token=None if i in bots or i in body.open else t, bot=bots.get(i), player_id=ids[i],
+            open=i in body.open,
+        )
         for i, (p, t) in enumerate(zip(body.players, new.tokens, strict=True))
-    ]
+    ]  # fmt: skip
     version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
     gw.log.info("gateway.game_created", game=new.game_id, name=body.game, players=len(body.players), version=version)
     return CreatedGame(
