@@ -56,8 +56,12 @@ from services.rules.contract import GamePlugin
 from services.rules.registry import game_names, get_game
 
 
-def _known_query_only(request: Request) -> None:
-    """Refuse query parameters the route does not declare (a misspelt ``afer=3`` is an error, not ignored)."""
+async def _known_query_only(request: Request) -> None:
+    """Refuse query parameters the route does not declare (a misspelt ``afer=3`` is an error, not ignored).
+
+    A coroutine although it never awaits: FastAPI runs a plain function dependency in the thread pool, and a
+    thread hop on every request (with the GIL handed back and forth) cost more than the whole check.
+    """
     route = request.scope.get("route")
     dependant = getattr(route, "dependant", None)
     if dependant is None:
