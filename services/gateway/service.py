@@ -205,8 +205,7 @@ class Gateway:
         started = time.perf_counter()
         outcome = None if fresh else await self.bus.known(env)
         if outcome is None:
-            await self.bus.submit(env)
-            outcome = await self.bus.wait(env, self.limits.command_timeout)
+            outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
         ms = round((time.perf_counter() - started) * 1000, 2)
         shard = self.layout.shard_of(env.game_id)
         if outcome is None:
