@@ -5,7 +5,9 @@ Children (each a plain ``python -m`` entry point, the same ones deploy/docker-co
 - ``--workers N`` rules workers (``python -m services.worker``), the shards split into N contiguous ranges;
 - the projection worker (``python -m projections run``);
 - the gateway (``python -m services.gateway --host H --port P``);
-- the bots process (``python -m services.bots``).
+- the bots process (``python -m services.bots``);
+- the webhooks process (``python -m services.webhooks``);
+- the timer process (``python -m services.timer``): timeouts of clocked games.
 
 A child that exits on its own is started again after a pause that doubles up to 30 s (back to 1 s once it has
 run for a minute). SIGINT or SIGTERM stops the supervisor: every child gets SIGTERM (rules workers release
@@ -84,6 +86,8 @@ def plan(
     port: int = 8000,
     bots: bool = True,
     projections: bool = True,
+    webhooks: bool = True,
+    timer: bool = True,
 ) -> list[ChildSpec]:
     """The children of ``serve``; projections are left out (with a warning) while their module is missing."""
     specs = [
@@ -99,6 +103,10 @@ def plan(
         specs.append(ChildSpec("gateway", "services.gateway", ("--host", host, "--port", str(port))))
     if bots:
         specs.append(ChildSpec("bots", "services.bots"))
+    if webhooks:
+        specs.append(ChildSpec("webhooks", "services.webhooks"))
+    if timer:
+        specs.append(ChildSpec("timer", "services.timer"))
     return specs
 
 
@@ -150,7 +158,9 @@ def serve(
     port: int = 8000,
     bots: bool = True,
     projections: bool = True,
+    webhooks: bool = True,
     grace: float = 10.0,
+    timer: bool = True,
 ) -> int:
     """``throne serve``: needs REDIS_URL (children in other processes cannot share an in-process Redis)."""
     log = get_logger("serve")
@@ -158,7 +168,10 @@ def serve(
         print("throne serve: set REDIS_URL (e.g. redis://127.0.0.1:6379/0 or redis+cluster://...)", file=sys.stderr)
         return 2
     layout = Layout.from_env()
-    specs = plan(layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections)
+    specs = plan(
+        layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections,
+        webhooks=webhooks, timer=timer,
+    )  # fmt: skip
     stop = stop_on_signals()
     log.info("serve.start", children=[s.name for s in specs], shards=layout.shards, prefix=layout.prefix)
     return supervise(specs, stop, grace)

@@ -43,7 +43,7 @@ from services.rules.shadow.queries import (
     placement_target,
     throne_candidates,
 )
-from services.rules.shadow.state import City, GameState, Tile
+from services.rules.shadow.state import City, GameState, Tile, awaited
 
 Key = tuple[Any, ...]
 
@@ -591,16 +591,6 @@ def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key)
             return False
         return True
     return key in OPTIONS[p.decision][command_type](s, seat, p)
-
-
-def awaited(s: GameState) -> tuple[int, ...]:
-    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
-    p = s.pending
-    if p is None:
-        return ()
-    if p.decision == "vote":
-        return tuple(seat for seat in p.seats if s.votes[seat] is None)
-    return p.seats
 
 
 # =============================================================================================================

@@ -6,10 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from events.base import Event
+from events.clock import ClockStamped, SeatTimedOut
 from events.shadow import events as ev
 from events.shadow.settings import ShadowSettings
+from services.rules import clock
 from services.rules.shadow.board import ELECTORATE_KEYS, layout_from_record
-from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
+from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile, awaited
 
 _HANDLERS: dict[str, Callable[[Any, Any], Any]] = {}
 
@@ -109,10 +111,11 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
     layout = layout_from_record(e.layout)
     n = len(e.players)
     k = layout.constants
+    settings = ShadowSettings.model_validate(e.settings)
     return GameState(
         layout=layout,
         players=tuple(e.players),
-        settings=ShadowSettings(**e.settings),
+        settings=settings,
         seed=e.seed,
         board=(None,) * len(layout.spaces),
         thalers=(k["start_thalers"],) * n,
@@ -124,6 +127,7 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
         emperor=e.emperor,
         play_areas=((),) * n,
         votes=(None,) * n,
+        clocks=None if settings.clock is None else clock.initial(settings.clock, n),
         version=1,
     )
 
@@ -352,6 +356,19 @@ def _sealed(s: GameState, e: ev.VoteSealed) -> GameState:
 @_on(ev.EmperorElected)
 def _elected(s: GameState, e: ev.EmperorElected) -> GameState:
     return _with(s, _EMPEROR, e.seat)
+
+
+# --- clocks [X16] -------------------------------------------------------------------------------------------------
+@_on(ClockStamped)
+def _stamped(s: GameState, e: ClockStamped) -> GameState:
+    assert s.settings.clock is not None and s.clocks is not None
+    return _changed(s, clocks=clock.stamp(s.settings.clock, s.clocks, e.at_ms, e.seat, awaited(s), e.timed_out))
+
+
+@_on(SeatTimedOut)
+def _timed_out(s: GameState, e: SeatTimedOut) -> GameState:
+    assert s.clocks is not None
+    return _changed(s, clocks=clock.timed_out(s.clocks, e.seat))
 
 
 missing = set(ev.EVENT_TYPES) - set(_HANDLERS)

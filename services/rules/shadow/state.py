@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from events.shadow.events import Prompt
 from events.shadow.settings import ShadowSettings
+from services.rules.clock import Clocks
 from services.rules.shadow.board import Layout
 
 EMPIRE = -1  # owner of an empire city
@@ -68,6 +69,7 @@ class GameState(NamedTuple):
     pending: Prompt | None = None
     turn: int | None = None
     winners: tuple[int, ...] | None = None
+    clocks: Clocks | None = None  # the seats' clocks, on a table with the clock setting [X16]
     version: int = 0
 
     @property
@@ -78,3 +80,13 @@ class GameState(NamedTuple):
     @property
     def over(self) -> bool:
         return self.winners is not None
+
+
+def awaited(s: GameState) -> tuple[int, ...]:
+    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
+    p = s.pending
+    if p is None:
+        return ()
+    if p.decision == "vote":
+        return tuple(seat for seat in p.seats if s.votes[seat] is None)
+    return p.seats
