@@ -213,8 +213,7 @@ class Gateway:
             raise ApiError(403, E.SEAT_LEFT, f"seat {env.seat}'s player left the game: a bot plays it now")
         outcome = None if fresh else await self.bus.known(env)
         if outcome is None:
-            await self.bus.submit(env)
-            outcome = await self.bus.wait(env, self.limits.command_timeout)
+            outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
         ms = round((time.perf_counter() - started) * 1000, 2)
         if outcome is None:
             self.log.warning("gateway.timeout", game=env.game_id, cid=env.command_id, shard=shard, ms=ms)
