@@ -33,6 +33,7 @@ from services.rules.shadow.queries import (
     PALATINATE,
     TRIER,
     census,
+    cities_of,
     elector_candidates,
     empire_city_spaces,
     first_free,
@@ -43,7 +44,7 @@ from services.rules.shadow.queries import (
     placement_target,
     throne_candidates,
 )
-from services.rules.shadow.state import City, GameState, Tile
+from services.rules.shadow.state import AGE, EMPTY, OWNER, GameState
 
 Key = tuple[Any, ...]
 
@@ -182,7 +183,7 @@ def _opt_empire_city(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 @options("setup_elector", "PlacePiece")
 def _opt_setup_elector(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
     for e in open_electorates(s):
-        if s.board[s.layout.electorates[e].elector] is None:
+        if s.cells[s.layout.electorates[e].elector] == EMPTY:
             yield ("PlacePiece", _ekey(s, e), "elector", None)
 
 
@@ -252,7 +253,7 @@ def _opt_answer(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 @options("gray_eminence", "PlacePiece")
 def _opt_gray_eminence(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
     for e in open_electorates(s):
-        if s.board[s.layout.electorates[e].eminence] is None:
+        if s.cells[s.layout.electorates[e].eminence] == EMPTY:
             yield ("PlacePiece", _ekey(s, e), "eminence", None)
 
 
@@ -306,12 +307,12 @@ _BY_TRIER = (True,)
 class Turn:
     """What the phase IV options of ``seat`` ask of the state ``s``, worked out once (see :func:`turn`)."""
 
-    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "thalers")
+    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "thalers", "version")
 
     def __init__(self, s: GameState, seat: int) -> None:
         c = self.c = census(s)
         self.t = c.t
-        self.s, self.seat = s, seat
+        self.s, self.seat, self.version = s, seat, s.version
         self.cards = s.layout.cards
         self.thalers = s.thalers[seat]
         self.sizes = c.t.stacks.get(len(s.players)) or {card: i.stack_size(s.n) for card, i in self.cards.items()}
@@ -340,7 +341,7 @@ def turn(s: GameState, seat: int) -> Turn:
     same identity means the same state)."""
     global _last_turn
     found = _last_turn
-    if found is None or found.s is not s or found.seat != seat:
+    if found is None or found.s is not s or found.seat != seat or found.version != s.version:
         found = _last_turn = Turn(s, seat)
     return found
 
@@ -549,7 +550,7 @@ def _opt_palatinate(x: Turn) -> Iterable[Key]:
 # The latest enumeration: (state, seat, keys, end of each command type's keys in OPTIONS order). A state is
 # immutable and this holds it, so the same identity means the same state: ``is_legal`` answers from it without
 # enumerating again (the random bot and the rules worker list the options of the very state they execute on).
-_last_keys: tuple[GameState, int, list[Key], list[int]] | None = None
+_last_keys: tuple[GameState, int, int, list[Key], list[int]] | None = None
 # Per decision, each command type's position in OPTIONS order.
 _POSITION: dict[str, dict[str, int]] = {}
 
@@ -557,7 +558,7 @@ _POSITION: dict[str, dict[str, int]] = {}
 def legal_keys(s: GameState, seat: int) -> list[Key]:
     """Every legal key of ``seat`` now."""
     global _last_keys
-    p = s.pending
+    p = s.prompt
     if p is None or seat not in awaited(s):
         return []
     keys: list[Key] = []
@@ -571,7 +572,7 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
         for fn in OPTIONS[p.decision].values():
             keys += fn(s, seat, p)
             ends.append(len(keys))
-    _last_keys = (s, seat, keys, ends)
+    _last_keys = (s, s.version, seat, keys, ends)
     return keys.copy()
 
 
@@ -579,14 +580,14 @@ def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key)
     """Whether ``key`` (of ``command_type``, one of the decision's types) is among the legal options of the
     awaited ``seat`` now: exactly ``key in OPTIONS[p.decision][command_type](s, seat, p)``."""
     last = _last_keys
-    if last is not None and last[0] is s and last[1] == seat:
+    if last is not None and last[0] is s and last[1] == s.version and last[2] == seat:
         positions = _POSITION.get(p.decision)
         if positions is None:
             positions = _POSITION[p.decision] = {t: i for i, t in enumerate(OPTIONS[p.decision])}
         i = positions[command_type]
-        ends = last[3]
+        ends = last[4]
         try:
-            last[2].index(key, ends[i - 1] if i else 0, ends[i])
+            last[3].index(key, ends[i - 1] if i else 0, ends[i])
         except ValueError:
             return False
         return True
@@ -595,7 +596,7 @@ def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key)
 
 def awaited(s: GameState) -> tuple[int, ...]:
     """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
-    p = s.pending
+    p = s.prompt
     if p is None:
         return ()
     if p.decision == "vote":
@@ -705,7 +706,7 @@ def _son(tx: Tx, c: Any, p: ev.Prompt) -> None:
 
 @applies("daughter", "OfferDaughter")
 def _offer(tx: Tx, c: Any, p: ev.Prompt) -> None:
-    owner = tx.state.board[_space(tx.state, c.space)].owner  # type: ignore[index,union-attr]
+    owner = OWNER[tx.state.cells[_space(tx.state, c.space)]]  # type: ignore[index]
     tx.emit(E.DaughterOffered(seat=c.seat, to_seat=owner, space=c.space, rulings=("D3",)))
     request(tx, "marriage_answer", (owner,), ("D3",), offer_from=c.seat, space=c.space, step=p.step)
 
@@ -844,28 +845,28 @@ def _move_knight(tx: Tx, c: Any) -> None:
 def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str, ...]) -> bool:
     """One step younger for an own tile, one step older for an opponent's; past 45 it dies; a dead Emperor
     is replaced at once [P3, A2, A3, X10, X11]. True when that replacement waits for a decision."""
-    tile = tx.state.board[target]
-    assert isinstance(tile, Tile)
-    if tile.owner == seat:
+    code = tx.state.cells[target]
+    owner, age = OWNER[code], AGE[code]
+    if owner == seat:
         tx.emit(
             E.AristocratAgeChanged(
                 owner=seat,
                 space=tx.sid(target),
-                age_before=tile.age,
-                age_after=tile.age - 10,
+                age_before=age,
+                age_after=age - 10,
                 by=seat,
                 cause=cause,
                 rulings=rulings,
             )
         )  # type: ignore[arg-type]
         return False
-    if tile.age < 45:
+    if age < 45:
         tx.emit(
             E.AristocratAgeChanged(
-                owner=tile.owner,
+                owner=owner,
                 space=tx.sid(target),
-                age_before=tile.age,
-                age_after=tile.age + 10,
+                age_before=age,
+                age_after=age + 10,
                 by=seat,
                 cause=cause,
                 rulings=rulings,
@@ -921,7 +922,7 @@ def _ordinance(tx: Tx, c: Any) -> None:
     _take_card(tx, c.seat, "ordinance", s.layout.cards["ordinance"].cost, c.trier, ("P2", "P5"))
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
     tx.emit(E.CityPlaced(owner=c.seat, space=tx.sid(space), rulings=("P5", "X1")))  # type: ignore[arg-type]
-    placed = sum(1 for piece in tx.state.board if isinstance(piece, City) and piece.owner == c.seat)
+    placed = cities_of(tx.state, c.seat)
     score(tx, c.seat, 2 if placed == 3 else 1, f"city number {placed}", ("P5",))
 
 

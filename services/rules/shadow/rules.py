@@ -18,7 +18,8 @@ from services.rules.shadow import actions, flow
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
 from services.rules.shadow.effects import Tx
-from services.rules.shadow.evolve import evolve
+from services.rules.shadow.evolve import evolve, fold_into
+from services.rules.shadow.facts import E, encode, is_core, to_model
 from services.rules.shadow.snapshot import restore, snapshot
 from services.rules.shadow.state import GameState
 
@@ -43,22 +44,20 @@ class ShadowRules(GameRules[GameState | None]):
         table = ShadowSettings(**(settings or {}))
         if table.start_player >= len(players):
             raise ValueError("start_player must be one of the seats.")
-        tx = Tx(None)  # type: ignore[arg-type]
-        tx.emit(
-            ev.GameStarted(
-                players=tuple(players),
-                settings=table.model_dump(),
-                seed=seed,
-                emperor=table.start_player,
-                layout=default_layout_record(),
-                rules_version=RULES_VERSION,
-                rulings=("S1", "S3", "B1", "B2"),
-            )
+        started = ev.GameStarted(
+            players=tuple(players),
+            settings=table.model_dump(),
+            seed=seed,
+            emperor=table.start_player,
+            layout=default_layout_record(),
+            rules_version=RULES_VERSION,
+            rulings=("S1", "S3", "B1", "B2"),
         )
+        tx = Tx(evolve(None, started))
         if len(players) == 2:
             tx.emit(draw_closed_electorates(tx.state, seed))
         flow.begin_setup(tx)
-        return tx.events
+        return [started, *map(to_model, tx.events)]
 
     def initial_state(self) -> None:
         """No game before GameStarted."""
@@ -67,6 +66,15 @@ class ShadowRules(GameRules[GameState | None]):
     def evolve(self, state: GameState | None, event: Event) -> GameState:
         """Apply one recorded event."""
         return evolve(state, event)
+
+    def fold(self, events: Sequence[Event], state: GameState | None = None) -> GameState:
+        """The state after ``events`` (one copy, then every event applied in place)."""
+        events = list(events)
+        if not events:
+            return state  # type: ignore[return-value]
+        current = evolve(state, events[0])  # a new state: the given one stays untouched
+        fold_into(current, events[1:])
+        return current
 
     def decide(self, state: GameState | None, command: Command) -> list[Event] | Rejection:
         """The events a command causes, or a typed rejection."""
@@ -118,15 +126,15 @@ class ShadowRules(GameRules[GameState | None]):
 
     def encode_event(self, event: Event) -> JSON:
         """An event as JSON-ready data."""
-        return event.to_dict()
+        return to_model(event).to_dict() if is_core(event) else event.to_dict()
 
     def encode_command(self, command: Command) -> JSON:
         """A command as JSON-ready data."""
         return command.to_dict()
 
     def encode_event_bytes(self, event: Event) -> bytes:
-        """An event as compact JSON bytes."""
-        return event.to_json()
+        """An event as compact JSON bytes (a core tuple without a model on the way)."""
+        return encode(event) if is_core(event) else event.to_json()
 
     def snapshot(self, state: GameState) -> bytes:
         """Serialize a state."""
@@ -137,11 +145,11 @@ class ShadowRules(GameRules[GameState | None]):
         return restore(data)
 
 
-def draw_closed_electorates(state: GameState, seed: int) -> ev.ElectoratesClosed:
+def draw_closed_electorates(state: GameState, seed: int) -> Any:
     """Two players: one archdiocese and one secular electorate closed at random from the seed [T1, G4]."""
     rng = random.Random(f"closed-electorates:{seed}")
     spiritual = tuple(e.key for e in state.layout.electorates if e.spiritual)
     secular = tuple(e.key for e in state.layout.electorates if not e.spiritual)
-    return ev.ElectoratesClosed(
+    return E.ElectoratesClosed(
         electorates=(rng.choice(spiritual), rng.choice(secular)), drawn_from=(spiritual, secular), rulings=("T1", "G4")
     )
