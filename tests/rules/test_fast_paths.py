@@ -5,8 +5,8 @@ the option functions of actions.py with one shared ``Turn`` (what several of the
 ``is_legal`` answers from the latest listing of the same state; ``evolve`` keeps the census of the board (the
 free spaces of each group) and the cards taken; the engine builds its events as plain tuples (facts.py). Each
 must give exactly what the plain path gives, in the same order (the random bot's choice depends on it), on
-positions from seeded random games and on variants of them that reach the rare branches (rich and broke players, emptied stacks so that
-Trier's privilege applies, privileges held).
+positions from seeded random games and on variants of them that reach the rare branches (rich and broke
+players, emptied stacks so that Trier's privilege applies, privileges held).
 """
 
 from __future__ import annotations
