@@ -89,12 +89,33 @@ def test_given_phase_iv_positions_when_listing_with_one_turn_then_same_keys_as_e
             for v in variants(s):
                 for seat in range(players):
                     x = actions.turn(v, seat)
-                    shared = [key for fn in actions.PHASE_IV.values() for key in fn(x)]
+                    blocks = [block for fn in actions.PHASE_IV.values() for block in fn(x)]
+                    shared = [key for block in blocks for key in actions.block_keys(block)]
+                    assert [actions.block_size(b) for b in blocks] == [len(actions.block_keys(b)) for b in blocks]
                     assert shared == per_type(v, seat)
                     if seat in actions.awaited(v):
                         assert legal_keys(v, seat) == shared
                     checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_phase_iv_positions_when_sampling_by_counting_then_the_draw_of_rng_choice_over_the_listing(
+    players: int,
+) -> None:
+    """[P1-P8] The random bot's sample counts the keys and builds the one drawn: the key ``rng.choice`` takes from
+    the full listing, with the generator left in the same state, for many draws per position and variant."""
+    checked = 0
+    for s in positions(players, seed=2):
+        for v in variants(s):
+            seat = actions.awaited(v)[0]
+            listed = legal_keys(v, seat)
+            for draw in range(5):
+                one, two = random.Random(draw), random.Random(draw)
+                assert actions.sample_key(v, seat, one) == (two.choice(listed) if listed else None)
+                assert one.random() == two.random()
+                checked += 1
+    assert checked > 1000
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -110,7 +131,7 @@ def test_given_a_listing_when_checking_commands_then_the_cached_answer_is_the_pl
             if key[0] not in OPTIONS[p.decision]:
                 continue
             cached = is_legal(s, seat, p, key[0], key)
-            actions._last_keys = None
+            actions._last_keys = actions._last_sample = None
             assert cached == is_legal(s, seat, p, key[0], key) == (key in listed)
             legal_keys(s, seat)
         previous = listed

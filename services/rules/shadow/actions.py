@@ -8,7 +8,8 @@ commands and the accepted commands can never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -352,9 +353,46 @@ def _modes(s: GameState, seat: int, card: str, cost: int) -> tuple[bool, ...]:
     return turn(s, seat).modes(card, cost)
 
 
-TurnOptionsFn = Callable[[Turn], Iterable[Key]]
+# A phase IV option function returns *blocks* of keys: ``(head, factors, tail)`` stands for the keys
+# ``head + a + b + tail`` for ``a, b`` in the product of the factors (zero to two sequences of tuples, parts made
+# once in the census and the layout tables), in that order. Listing expands them; the random bot's sampling counts
+# them and builds the one key it falls on: both read the same functions, so the sample is drawn from exactly the
+# legal keys, in the same order.
+Block = tuple[Key, tuple[Sequence[Key], ...], Key]
+TurnOptionsFn = Callable[[Turn], Sequence[Block]]
 PHASE_IV: dict[str, TurnOptionsFn] = {}
 """The phase IV option functions by command type, in OPTIONS order."""
+
+
+def block_size(block: Block) -> int:
+    """How many keys a block stands for."""
+    factors = block[1]
+    if not factors:
+        return 1
+    if len(factors) == 1:
+        return len(factors[0])
+    return len(factors[0]) * len(factors[1])
+
+
+def block_keys(block: Block) -> list[Key]:
+    """The keys of a block, in order."""
+    head, factors, tail = block
+    if not factors:
+        return [head + tail]
+    if len(factors) == 1:
+        return [head + a + tail for a in factors[0]]
+    return [head + a + b + tail for a in factors[0] for b in factors[1]]
+
+
+def block_key(block: Block, r: int) -> Key:
+    """The key number ``r`` of a block."""
+    head, factors, tail = block
+    if not factors:
+        return head + tail
+    if len(factors) == 1:
+        return head + factors[0][r] + tail
+    i, j = divmod(r, len(factors[1]))
+    return head + factors[0][i] + factors[1][j] + tail
 
 
 def _action(command_type: str) -> Callable[[TurnOptionsFn], TurnOptionsFn]:
@@ -362,84 +400,100 @@ def _action(command_type: str) -> Callable[[TurnOptionsFn], TurnOptionsFn]:
 
     def register(fn: TurnOptionsFn) -> TurnOptionsFn:
         PHASE_IV[command_type] = fn
-        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: fn(Turn(s, seat))
+        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: [
+            key for block in fn(Turn(s, seat)) for key in block_keys(block)
+        ]
         return fn
 
     return register
 
 
+_NO_PARTS: tuple[Sequence[Key], ...] = ()
+_NO_TAIL: Key = ()
+
+
+def _single(command_type: str) -> tuple[Block, ...]:
+    """The one block of a command without fields."""
+    return (((command_type,), _NO_PARTS, _NO_TAIL),)
+
+
+_PASS = _single("Pass")
+
+
 @_action("Pass")
-def _opt_pass(x: Turn) -> Iterable[Key]:
-    return (("Pass",),)
+def _opt_pass(x: Turn) -> Sequence[Block]:
+    return _PASS
+
+
+_PLACE_KNIGHT = ("PlaceKnight",)
 
 
 @_action("PlaceKnight")
-def _opt_place_knight(x: Turn) -> Iterable[Key]:
+def _opt_place_knight(x: Turn) -> Sequence[Block]:
     s, seat = x.s, x.seat
     if not (s.knights_in_supply[seat] > 0 and x.thalers >= s.layout.constants["knight_cost"]):
         return ()
-    ekeys = x.t.ekeys
-    return [("PlaceKnight", ekeys[e], kind) for kind, e in x.c.knight_spaces]
+    return ((_PLACE_KNIGHT, (x.c.knight_pairs,), _NO_TAIL),)
 
 
 @_action("MoveKnight")
-def _opt_move_knight(x: Turn) -> Iterable[Key]:
+def _opt_move_knight(x: Turn) -> Sequence[Block]:
     if x.thalers < x.s.layout.constants["knight_cost"]:
         return ()
     free = x.c.knight_spaces
     if not free:
         return ()
     t = x.t
-    sids, ekeys, kinds, electorate_of = t.sids, t.ekeys, t.kinds, t.electorate_of
+    pairs = x.c.knight_pairs
+    sids, kinds, electorate_of = t.sids, t.kinds, t.electorate_of
     out = []
     for src in x.c.knights_of(x.seat):
-        sid, here, here_kind = sids[src], electorate_of[src], kinds[src]
-        for kind, e in free:
-            if kind != here_kind or e != here:  # X2
-                out.append(("MoveKnight", sid, ekeys[e], kind))
+        here = (kinds[src], electorate_of[src])
+        targets = pairs if here not in free else [pair for pair, at in zip(pairs, free, strict=True) if at != here]
+        out.append((("MoveKnight", sids[src]), (targets,), _NO_TAIL))  # X2: not to its own kind of space
     return out
 
 
+_DOCTOR = ("BuyDoctor",)
+
+
 @_action("BuyDoctor")
-def _opt_doctor(x: Turn) -> Iterable[Key]:
+def _opt_doctor(x: Turn) -> Sequence[Block]:
     modes = x.modes("doctor", x.cards["doctor"].cost)
     if not modes:
         return ()
-    sids = x.t.sids
-    targets = [sids[i] for i in x.c.doctor_targets(x.seat)]
-    return [("BuyDoctor", target, trier) for trier in modes for target in targets]
+    sid1 = x.t.sid1
+    return ((_DOCTOR, ([sid1[i] for i in x.c.doctor_targets(x.seat)],), modes),)
+
+
+_MOVE = ("BuyMove",)
 
 
 @_action("BuyMove")
-def _opt_move(x: Turn) -> Iterable[Key]:
+def _opt_move(x: Turn) -> Sequence[Block]:
     modes = x.modes("move", x.cards["move"].cost)
     if not modes:
         return ()
     sources = x.c.tiles_of(x.seat, (ARISTOCRAT,))
     if not sources:
         return ()
-    sids, electorate_of = x.t.sids, x.t.electorate_of
+    sid1, electorate_of = x.t.sid1, x.t.electorate_of
+    pairs_in = x.c.pairs_in
     out = []
-    for e, ekey, pushes in x.c.places:
-        if not pushes:
-            continue
-        for src in sources:
-            if electorate_of[src] == e:
-                continue
-            sid = sids[src]
-            for push in pushes:
-                for trier in modes:
-                    out.append(("BuyMove", sid, ekey, push, trier))
+    for e in x.c.open:
+        pairs = pairs_in[e]
+        if pairs:
+            out.append((_MOVE, ([sid1[src] for src in sources if electorate_of[src] != e], pairs), modes))
     return out
 
 
 def _simple_card(command_type: str, card: str) -> None:
-    key = ((command_type,),)
+    block = _single(command_type)
 
     @_action(command_type)
-    def _opt(x: Turn) -> Iterable[Key]:
+    def _opt(x: Turn) -> Sequence[Block]:
         if x.thalers >= x.cards[card].cost and x.available(card):
-            return key
+            return block
         return ()
 
 
@@ -447,10 +501,13 @@ _simple_card("BuyPope", "pope")
 _simple_card("BuyChurchInfluence", "church_influence")
 _simple_card("BuyExcommunication", "excommunication")
 
+_INDULGENCE = ("BuyIndulgence",)
+
 
 @_action("BuyIndulgence")
-def _opt_indulgence(x: Turn) -> Iterable[Key]:
-    return [("BuyIndulgence", trier) for trier in x.modes("indulgence", x.cards["indulgence"].cost)]
+def _opt_indulgence(x: Turn) -> Sequence[Block]:
+    modes = x.modes("indulgence", x.cards["indulgence"].cost)
+    return ((_INDULGENCE, _NO_PARTS, modes),) if modes else ()
 
 
 def permit_cost(s: GameState, couple: bool) -> int:
@@ -458,99 +515,117 @@ def permit_cost(s: GameState, couple: bool) -> int:
     return s.layout.constants["permit_couple_cost"] if couple else s.layout.cards["permit"].cost
 
 
+_PERMIT = (("BuyPermit", False), ("BuyPermit", True))
+
+
 @_action("BuyPermit")
-def _opt_permit(x: Turn) -> Iterable[Key]:
+def _opt_permit(x: Turn) -> Sequence[Block]:
     if x.s.tiles_in_supply[x.seat] == 0:
         return ()
     out = []
     for couple in (False, True):
         modes = x.modes("permit", permit_cost(x.s, couple))
-        if not modes:
-            continue
-        for _, ekey, pushes in x.c.places:
-            for push in pushes:
-                for trier in modes:
-                    out.append(("BuyPermit", couple, ekey, push, trier))
+        if modes:
+            out.append((_PERMIT[couple], (x.c.place_pairs,), modes))
     return out
 
 
+_ORDINANCE = ("BuyOrdinance",)
+
+
 @_action("BuyOrdinance")
-def _opt_ordinance(x: Turn) -> Iterable[Key]:
+def _opt_ordinance(x: Turn) -> Sequence[Block]:
     if x.s.cities_in_supply[x.seat] == 0:
         return ()
     modes = x.modes("ordinance", x.cards["ordinance"].cost)
-    if not modes:
-        return ()
-    ekeys = x.t.ekeys
-    return [("BuyOrdinance", ekeys[e], trier) for trier in modes for e in x.c.free_cities]
+    return ((_ORDINANCE, (x.c.city_keys,), modes),) if modes else ()
+
+
+_PROMOTION = ("BuyPromotion",)
 
 
 @_action("BuyPromotion")
-def _opt_promotion(x: Turn) -> Iterable[Key]:
+def _opt_promotion(x: Turn) -> Sequence[Block]:
     if x.s.tiles_in_supply[x.seat] == 0:
         return ()
     modes = x.modes("promotion", x.cards["promotion"].cost)
     if not modes:
         return ()
-    sids = x.t.sids
-    knights = [sids[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))]
-    return [("BuyPromotion", knight, trier) for trier in modes for knight in knights]
+    sid1 = x.t.sid1
+    return ((_PROMOTION, ([sid1[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))],), modes),)
+
+
+_FKD = ("BuyForeignKingsDaughter",)
 
 
 @_action("BuyForeignKingsDaughter")
-def _opt_fkd(x: Turn) -> Iterable[Key]:
+def _opt_fkd(x: Turn) -> Sequence[Block]:
     modes = x.modes("foreign_kings_daughter", x.cards["foreign_kings_daughter"].cost)
     if not modes:
         return ()
-    sids = x.t.sids
-    barons = [sids[i] for i in x.c.own_barons_for_marriage(x.seat)]
-    return [("BuyForeignKingsDaughter", baron, trier) for trier in modes for baron in barons]
+    sid1 = x.t.sid1
+    return ((_FKD, ([sid1[i] for i in x.c.own_barons_for_marriage(x.seat)],), modes),)
+
+
+_RIVAL = _single("BuyRival")
 
 
 @_action("BuyRival")
-def _opt_rival(x: Turn) -> Iterable[Key]:
+def _opt_rival(x: Turn) -> Sequence[Block]:
     if x.seat != x.s.emperor and x.available("rival") and x.thalers >= x.cards["rival"].cost:
-        return (("BuyRival",),)
+        return _RIVAL
     return ()
+
+
+_WITHOUT_EFFECT = ("BuyCardWithoutEffect",)
+_CARD1 = {card: (card,) for card in CARDS_WITHOUT_EFFECT}
 
 
 @_action("BuyCardWithoutEffect")
-def _opt_without_effect(x: Turn) -> Iterable[Key]:
+def _opt_without_effect(x: Turn) -> Sequence[Block]:
     if len(x.s.players) != 2:
         return ()
-    return [
-        ("BuyCardWithoutEffect", card)
-        for card in CARDS_WITHOUT_EFFECT
-        if x.available(card) and x.thalers >= x.cards[card].cost
-    ]
+    cards = [_CARD1[card] for card in CARDS_WITHOUT_EFFECT if x.available(card) and x.thalers >= x.cards[card].cost]
+    return ((_WITHOUT_EFFECT, (cards,), _NO_TAIL),)
+
+
+_GRAY = _single("TakeGrayEminence")
 
 
 @_action("TakeGrayEminence")
-def _opt_gray(x: Turn) -> Iterable[Key]:
+def _opt_gray(x: Turn) -> Sequence[Block]:
     if holds_privilege(x.s, x.seat, BRANDENBURG) and x.available("gray_eminence"):
-        return (("TakeGrayEminence",),)
+        return _GRAY
     return ()
 
 
+_KOELN = ("UseKoelnPrivilege",)
+
+
 @_action("UseKoelnPrivilege")
-def _opt_koeln(x: Turn) -> Iterable[Key]:
+def _opt_koeln(x: Turn) -> Sequence[Block]:
     if not holds_privilege(x.s, x.seat, KOELN):
         return ()
-    sids = x.t.sids
-    return [("UseKoelnPrivilege", sids[i]) for i in x.c.doctor_targets(x.seat)]
+    sid1 = x.t.sid1
+    return ((_KOELN, ([sid1[i] for i in x.c.doctor_targets(x.seat)],), _NO_TAIL),)
+
+
+_PALATINATE = ("UsePalatinatePrivilege",)
 
 
 @_action("UsePalatinatePrivilege")
-def _opt_palatinate(x: Turn) -> Iterable[Key]:
+def _opt_palatinate(x: Turn) -> Sequence[Block]:
     if not (holds_privilege(x.s, x.seat, PALATINATE) and x.s.tiles_in_supply[x.seat] > 0):
         return ()
-    return [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in x.c.places for push in pushes]
+    return ((_PALATINATE, (x.c.place_pairs,), _NO_TAIL),)
 
 
-# The latest enumeration: (state, seat, keys, end of each command type's keys in OPTIONS order). A state is
-# immutable and this holds it, so the same identity means the same state: ``is_legal`` answers from it without
-# enumerating again (the random bot and the rules worker list the options of the very state they execute on).
+# What is known legal without listing again: the latest full listing (state, its version, seat, keys, end of each
+# command type's keys in OPTIONS order), and the latest sampled key (state, version, seat, key). A state handed
+# back is never changed again, and these hold it, so the same identity at the same version is the same position:
+# ``is_legal`` answers from them (the random bot and the rules worker list or sample the very state they execute).
 _last_keys: tuple[GameState, int, int, list[Key], list[int]] | None = None
+_last_sample: tuple[GameState, int, int, Key] | None = None
 # Per decision, each command type's position in OPTIONS order.
 _POSITION: dict[str, dict[str, int]] = {}
 
@@ -566,7 +641,8 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
     if p.decision == "actions":  # the same functions as OPTIONS["actions"], sharing one Turn
         x = turn(s, seat)
         for phase_iv_fn in PHASE_IV.values():
-            keys += phase_iv_fn(x)
+            for block in phase_iv_fn(x):
+                keys += block_keys(block)
             ends.append(len(keys))
     else:
         for fn in OPTIONS[p.decision].values():
@@ -576,9 +652,38 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
     return keys.copy()
 
 
-def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key) -> bool:
+def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
+    """A uniformly random legal key of ``seat`` (None: it has none): ``rng.choice(legal_keys(s, seat))``, the
+    same draw from the generator, but in phase IV counting the keys and building only the one drawn."""
+    global _last_sample
+    p = s.prompt
+    if p is None or seat not in awaited(s):
+        return None
+    if p.decision != "actions":
+        keys = legal_keys(s, seat)
+        return rng.choice(keys) if keys else None
+    x = turn(s, seat)
+    blocks = [block for fn in PHASE_IV.values() for block in fn(x)]
+    sizes = [block_size(block) for block in blocks]
+    total = sum(sizes)
+    if not total:
+        return None
+    r = rng.randrange(total)  # as rng.choice(keys): one draw below the number of keys
+    for block, size in zip(blocks, sizes, strict=True):
+        if r < size:
+            key = block_key(block, r)
+            _last_sample = (s, s.version, seat, key)
+            return key
+        r -= size
+    raise AssertionError("unreachable: r < total")
+
+
+def is_legal(s: GameState, seat: int, p: Any, command_type: str, key: Key) -> bool:
     """Whether ``key`` (of ``command_type``, one of the decision's types) is among the legal options of the
     awaited ``seat`` now: exactly ``key in OPTIONS[p.decision][command_type](s, seat, p)``."""
+    sampled = _last_sample
+    if sampled is not None and sampled[0] is s and sampled[1] == s.version and sampled[2] == seat and sampled[3] == key:
+        return True
     last = _last_keys
     if last is not None and last[0] is s and last[1] == s.version and last[2] == seat:
         positions = _POSITION.get(p.decision)

@@ -8,6 +8,7 @@ They read the integer-coded board (``GameState.cells``, codes in state.py) and t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress
 
 from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, THRONE, Layout
 from services.rules.shadow.state import (
@@ -16,6 +17,7 @@ from services.rules.shadow.state import (
     COUPLE,
     EMPIRE,
     EMPTY,
+    IS_KNIGHT,
     KNIGHT,
     OWNER,
     POWER,
@@ -27,6 +29,7 @@ from services.rules.shadow.state import (
 MAINZ, KOELN, TRIER, PALATINATE, SAXONY, BRANDENBURG, BOHEMIA = range(7)
 DOCTOR_KINDS = (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
 EMPIRE_CITY = city_code(EMPIRE)
+_IS_TILE = TILE.__le__  # code -> whether it is a tile's (TILE <= code)
 
 
 class Tables:
@@ -34,8 +37,25 @@ class Tables:
     space, per electorate its spaces, and the stack size of each card per number of players."""
 
     __slots__ = (
-        "aristocrats", "castles", "cities", "doctor", "ekeys", "electorate_of", "kinds", "layout", "marriage",
-        "power_spaces", "sids", "stacks", "wed",
+        "aristocrats",
+        "castles",
+        "cities",
+        "doctor",
+        "ekey1",
+        "ekeys",
+        "electorate_of",
+        "free_pair",
+        "kinds",
+        "knight_pair",
+        "layout",
+        "marriage",
+        "power_spaces",
+        "push_pair",
+        "sid1",
+        "sids",
+        "spaces",
+        "stacks",
+        "wed",
     )  # fmt: skip
 
     def __init__(self, layout: Layout) -> None:
@@ -64,6 +84,16 @@ class Tables:
             (e.elector, e.eminence, *e.aristocrats, *e.castles, *e.cities) for e in layout.electorates
         )
         self.stacks = {n: {k: c.stack_size(n) for k, c in layout.cards.items()} for n in (2, 3, 4)}
+        # The parts of command keys, made once: (space id,), (electorate key,), (electorate key, None) for a free
+        # placement, (electorate key, kind) for a knight's space, (electorate key, space id) for a push.
+        self.spaces = range(len(layout.spaces))
+        self.sid1 = tuple((sid,) for sid in self.sids)
+        self.ekey1 = tuple((key,) for key in self.ekeys)
+        self.free_pair = tuple((key, None) for key in self.ekeys)
+        self.knight_pair = {(kind, e): (key, kind) for e, key in enumerate(self.ekeys) for kind in (ARISTOCRAT, CASTLE)}
+        self.push_pair = tuple(
+            (self.ekeys[e], sid) if e >= 0 else None for e, sid in zip(self.electorate_of, self.sids, strict=True)
+        )
 
 
 _tables: dict[int, Tables] = {}
@@ -85,21 +115,31 @@ class Census:
     """Answers about one state that several questions share, worked out once per state version: listing the
     legal commands asks many questions of the same position. Get it with :func:`census`."""
 
-    __slots__ = ("free_cities", "knight_spaces", "knights", "open", "places", "pushes", "s", "t", "tiles", "version")
+    __slots__ = (
+        "city_keys",
+        "free_cities",
+        "knight_pairs",
+        "knight_spaces",
+        "knights",
+        "open",
+        "pairs_in",
+        "place_pairs",
+        "places",
+        "pushes",
+        "s",
+        "t",
+        "tiles",
+        "version",
+    )  # fmt: skip
 
     def __init__(self, s: GameState) -> None:
         self.s = s
         self.version = s.version
         t = self.t = tables(s.layout)
         cells = s.cells
-        tiles: list[tuple[int, int]] = []
-        knights: list[tuple[int, int]] = []
-        for i, code in enumerate(cells):
-            if code >= TILE:
-                tiles.append((i, code))
-            elif code and code < CITY_CODE:
-                knights.append((i, code))
-        self.tiles, self.knights = tiles, knights
+        # (space, code) of every tile, and of every knight, in board order: scanned at C speed
+        self.tiles = list(compress(zip(t.spaces, cells, strict=True), map(_IS_TILE, cells)))
+        self.knights = list(compress(zip(t.spaces, cells, strict=True), map(IS_KNIGHT.__getitem__, cells)))
         key = (len(s.layout.electorates), s.closed)
         opened = _open.get(key)
         if opened is None:
@@ -110,25 +150,44 @@ class Census:
         knight_spaces: list[tuple[str, int]] = []
         free_cities: list[int] = []
         places = []
-        sids, ekeys = t.sids, t.ekeys
+        # the parts of command keys: (electorate, kind) of each free knight space, (electorate, push) of each way
+        # to place an aristocrat (all, and per electorate), (electorate,) of each free city space
+        knight_pairs: list[tuple[str, str]] = []
+        place_pairs: list[tuple[str, str | None]] = []
+        pairs_in: list[list[tuple[str, str | None]]] = [[] for _ in range(key[0])]
+        city_keys: list[tuple[str]] = []
+        sids, ekeys, knight_pair, push_pair = t.sids, t.ekeys, t.knight_pair, t.push_pair
         for e in opened:
             g = 3 * e
             if free[g]:
                 pushes[e] = _FREE
                 knight_spaces.append((ARISTOCRAT, e))
+                knight_pairs.append(knight_pair[(ARISTOCRAT, e)])
                 places.append((e, ekeys[e], _FREE))
+                pairs = [t.free_pair[e]]
             else:
                 found = tuple(i for i in t.aristocrats[e] if KNIGHT <= cells[i] < CITY_CODE)
                 pushes[e] = found
                 places.append((e, ekeys[e], tuple(sids[i] for i in found)))
+                pairs = [push_pair[i] for i in found]
+            pairs_in[e] = pairs
+            place_pairs += pairs
             if free[g + 1]:
                 knight_spaces.append((CASTLE, e))
+                knight_pairs.append(knight_pair[(CASTLE, e)])
             if free[g + 2]:
                 free_cities.append(e)
+                city_keys.append(t.ekey1[e])
         self.pushes = tuple(pushes)
         self.knight_spaces = tuple(knight_spaces)
         self.free_cities = tuple(free_cities)
         self.places = tuple(places)
+        self.knight_pairs, self.place_pairs, self.pairs_in, self.city_keys = (
+            knight_pairs,
+            place_pairs,
+            pairs_in,
+            city_keys,
+        )
 
     @property
     def taken(self) -> dict[str, int]:

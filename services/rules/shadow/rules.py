@@ -91,9 +91,9 @@ class ShadowRules(GameRules[GameState | None]):
         return [actions.command_of(seat, k) for k in actions.legal_keys(state, seat)]
 
     def sample_legal(self, state: GameState | None, seat: int, rng: random.Random) -> Command | None:
-        """A uniformly random legal command of ``seat`` (builds one command model instead of all)."""
-        keys = actions.legal_keys(state, seat) if state is not None else []
-        return actions.command_of(seat, rng.choice(keys)) if keys else None
+        """A uniformly random legal command of ``seat`` (counts the legal keys, builds only the one drawn)."""
+        key = actions.sample_key(state, seat, rng) if state is not None else None
+        return None if key is None else actions.command_of(seat, key)
 
     def awaited(self, state: GameState | None) -> tuple[int, ...]:
         """Seats the game waits for."""

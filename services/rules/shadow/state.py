@@ -63,6 +63,7 @@ AGE: list[int] = [0] * _CODES
 COUPLE: list[bool] = [False] * _CODES
 POWER: list[int] = [0] * _CODES  # a tile's power, 1 for a knight or a city
 PIECE: list[Piece | None] = [None] * _CODES
+IS_KNIGHT: list[bool] = [False] * _CODES
 
 
 def knight_code(owner: int) -> int:
@@ -84,7 +85,7 @@ def tile_code(owner: int, couple: bool, age: int) -> int:
 
 for _o in range(MAX_SEATS):
     _c = knight_code(_o)
-    KIND[_c], OWNER[_c], POWER[_c], PIECE[_c] = KNIGHT_KIND, _o, 1, Knight(_o)
+    KIND[_c], OWNER[_c], POWER[_c], PIECE[_c], IS_KNIGHT[_c] = KNIGHT_KIND, _o, 1, Knight(_o), True
 for _o in range(-1, MAX_SEATS):
     _c = city_code(_o)
     KIND[_c], OWNER[_c], POWER[_c], PIECE[_c] = CITY_KIND, _o, 1, City(_o)
