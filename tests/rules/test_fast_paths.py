@@ -158,8 +158,8 @@ def test_given_positions_when_asking_the_census_then_it_answers_like_the_queries
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_given_random_games_when_evolve_keeps_the_census_then_it_equals_a_census_counted_afresh(players: int) -> None:
-    """[X1, B5] The free spaces of each electorate's groups and the cards taken, which ``evolve`` changes event
-    by event, equal the counts made from scratch from the board and the play areas, after every event; a state
+    """[X1, B5] The free spaces of each electorate's groups, the spaces of tiles and of knights and the cards taken,
+    which ``evolve`` changes event by event, equal what a count from scratch finds, after every event; a state
     handed back is never changed again (each command works on its own copy)."""
     state = None
     for event in RULES.start(NAMES[:players], {}, 5):
@@ -175,6 +175,8 @@ def test_given_random_games_when_evolve_keeps_the_census_then_it_equals_a_census
             walked = RULES.evolve(walked, event)
             assert walked.free == census_of(walked.layout, walked.cells)
             assert walked.taken == taken_of(walked.play_areas)
+            assert walked.tiles == [i for i, p in enumerate(walked.board) if isinstance(p, Tile)]
+            assert walked.knights == [i for i, p in enumerate(walked.board) if isinstance(p, Knight)]
             checked += 1
         assert walked == result[1]
         assert before.board == board_before

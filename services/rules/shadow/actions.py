@@ -440,17 +440,16 @@ def _opt_place_knight(x: Turn) -> Sequence[Block]:
 def _opt_move_knight(x: Turn) -> Sequence[Block]:
     if x.thalers < x.s.layout.constants["knight_cost"]:
         return ()
-    free = x.c.knight_spaces
-    if not free:
+    pairs = x.c.knight_pairs
+    if not pairs:
         return ()
     t = x.t
-    pairs = x.c.knight_pairs
-    sids, kinds, electorate_of = t.sids, t.kinds, t.electorate_of
+    sids, kinds, ekeys, electorate_of = t.sids, t.kinds, t.ekeys, t.electorate_of
     out = []
     for src in x.c.knights_of(x.seat):
-        here = (kinds[src], electorate_of[src])
-        targets = pairs if here not in free else [pair for pair, at in zip(pairs, free, strict=True) if at != here]
-        out.append((("MoveKnight", sids[src]), (targets,), _NO_TAIL))  # X2: not to its own kind of space
+        here = (ekeys[electorate_of[src]], kinds[src])  # X2: not to its own kind of space in its electorate
+        targets = [pair for pair in pairs if pair != here] if here in pairs else pairs
+        out.append((("MoveKnight", sids[src]), (targets,), _NO_TAIL))
     return out
 
 

@@ -7,6 +7,7 @@ the core's tuples (facts.py) or as their pydantic models: both have the same fie
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,9 @@ from services.rules.shadow.state import (
     COUPLE,
     EMPIRE,
     EMPTY,
+    IS_KNIGHT,
     OWNER,
+    TILE,
     GameState,
     city_code,
     knight_code,
@@ -57,19 +60,32 @@ def fold_into(state: GameState, events: Any) -> None:
 def _put(s: GameState, i: int, code: int) -> None:
     """A piece onto space ``i`` (replacing what was there: a fact is applied as it says)."""
     cells = s.cells
+    old = cells[i]
+    if old != EMPTY:
+        _clear(s, i)
     g = s.group[i]
-    if g >= 0 and cells[i] == EMPTY:
+    if g >= 0:
         s.free[g] -= 1
     cells[i] = code
+    if code >= TILE:
+        insort(s.tiles, i)
+    elif IS_KNIGHT[code]:
+        insort(s.knights, i)
 
 
 def _clear(s: GameState, i: int) -> int:
     """Empty space ``i``; returns the piece that was there."""
     code = s.cells[i]
+    if code == EMPTY:
+        return code
     s.cells[i] = EMPTY
     g = s.group[i]
-    if g >= 0 and code != EMPTY:
+    if g >= 0:
         s.free[g] += 1
+    if code >= TILE:
+        s.tiles.remove(i)
+    elif IS_KNIGHT[code]:
+        s.knights.remove(i)
     return code
 
 

@@ -8,7 +8,7 @@ They read the integer-coded board (``GameState.cells``, codes in state.py) and t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import compress
+from typing import Any
 
 from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, THRONE, Layout
 from services.rules.shadow.state import (
@@ -29,7 +29,6 @@ from services.rules.shadow.state import (
 MAINZ, KOELN, TRIER, PALATINATE, SAXONY, BRANDENBURG, BOHEMIA = range(7)
 DOCTOR_KINDS = (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
 EMPIRE_CITY = city_code(EMPIRE)
-_IS_TILE = TILE.__le__  # code -> whether it is a tile's (TILE <= code)
 
 
 class Tables:
@@ -37,16 +36,17 @@ class Tables:
     space, per electorate its spaces, and the stack size of each card per number of players."""
 
     __slots__ = (
+        "a_pair",
         "aristocrats",
+        "c_pair",
         "castles",
         "cities",
         "doctor",
         "ekey1",
         "ekeys",
         "electorate_of",
-        "free_pair",
+        "free_pairs",
         "kinds",
-        "knight_pair",
         "layout",
         "marriage",
         "power_spaces",
@@ -89,8 +89,9 @@ class Tables:
         self.spaces = range(len(layout.spaces))
         self.sid1 = tuple((sid,) for sid in self.sids)
         self.ekey1 = tuple((key,) for key in self.ekeys)
-        self.free_pair = tuple((key, None) for key in self.ekeys)
-        self.knight_pair = {(kind, e): (key, kind) for e, key in enumerate(self.ekeys) for kind in (ARISTOCRAT, CASTLE)}
+        self.free_pairs = tuple([(key, None)] for key in self.ekeys)
+        self.a_pair = tuple((key, ARISTOCRAT) for key in self.ekeys)
+        self.c_pair = tuple((key, CASTLE) for key in self.ekeys)
         self.push_pair = tuple(
             (self.ekeys[e], sid) if e >= 0 else None for e, sid in zip(self.electorate_of, self.sids, strict=True)
         )
@@ -111,111 +112,120 @@ _open: dict[tuple[int, frozenset[int]], tuple[int, ...]] = {}
 _FREE: tuple[int | None, ...] = (None,)
 
 
+class _lazy:
+    """A per-instance attribute computed on first access (then a plain attribute): for the census answers only
+    some questions ask."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 class Census:
     """Answers about one state that several questions share, worked out once per state version: listing the
-    legal commands asks many questions of the same position. Get it with :func:`census`."""
+    legal commands asks many questions of the same position. Get it with :func:`census`.
 
-    __slots__ = (
-        "city_keys",
-        "free_cities",
-        "knight_pairs",
-        "knight_spaces",
-        "knights",
-        "open",
-        "pairs_in",
-        "place_pairs",
-        "places",
-        "pushes",
-        "s",
-        "t",
-        "tiles",
-        "version",
-    )  # fmt: skip
+    It reads what ``evolve`` keeps: the free spaces of each group (``GameState.free``) and the spaces holding a
+    tile or a knight (``GameState.tiles``, ``GameState.knights``); what it works out from them are the parts of
+    the phase IV command keys, made once per position."""
 
     def __init__(self, s: GameState) -> None:
         self.s = s
         self.version = s.version
         t = self.t = tables(s.layout)
         cells = s.cells
-        # (space, code) of every tile, and of every knight, in board order: scanned at C speed
-        self.tiles = list(compress(zip(t.spaces, cells, strict=True), map(_IS_TILE, cells)))
-        self.knights = list(compress(zip(t.spaces, cells, strict=True), map(IS_KNIGHT.__getitem__, cells)))
         key = (len(s.layout.electorates), s.closed)
         opened = _open.get(key)
         if opened is None:
             opened = _open[key] = tuple(e for e in range(key[0]) if e not in s.closed)
         self.open = opened
         free = s.free
-        pushes: list[tuple[int | None, ...]] = [()] * key[0]
-        knight_spaces: list[tuple[str, int]] = []
-        free_cities: list[int] = []
-        places = []
         # the parts of command keys: (electorate, kind) of each free knight space, (electorate, push) of each way
         # to place an aristocrat (all, and per electorate), (electorate,) of each free city space
         knight_pairs: list[tuple[str, str]] = []
         place_pairs: list[tuple[str, str | None]] = []
-        pairs_in: list[list[tuple[str, str | None]]] = [[] for _ in range(key[0])]
+        pairs_in: list[Any] = [()] * key[0]
         city_keys: list[tuple[str]] = []
-        sids, ekeys, knight_pair, push_pair = t.sids, t.ekeys, t.knight_pair, t.push_pair
+        a_pair, c_pair, free_pairs, push_pair, ekey1 = t.a_pair, t.c_pair, t.free_pairs, t.push_pair, t.ekey1
+        aristocrats = t.aristocrats
         for e in opened:
             g = 3 * e
             if free[g]:
-                pushes[e] = _FREE
-                knight_spaces.append((ARISTOCRAT, e))
-                knight_pairs.append(knight_pair[(ARISTOCRAT, e)])
-                places.append((e, ekeys[e], _FREE))
-                pairs = [t.free_pair[e]]
+                knight_pairs.append(a_pair[e])
+                pairs = free_pairs[e]
             else:
-                found = tuple(i for i in t.aristocrats[e] if KNIGHT <= cells[i] < CITY_CODE)
-                pushes[e] = found
-                places.append((e, ekeys[e], tuple(sids[i] for i in found)))
-                pairs = [push_pair[i] for i in found]
+                pairs = [push_pair[i] for i in aristocrats[e] if IS_KNIGHT[cells[i]]]
             pairs_in[e] = pairs
             place_pairs += pairs
             if free[g + 1]:
-                knight_spaces.append((CASTLE, e))
-                knight_pairs.append(knight_pair[(CASTLE, e)])
+                knight_pairs.append(c_pair[e])
             if free[g + 2]:
-                free_cities.append(e)
-                city_keys.append(t.ekey1[e])
-        self.pushes = tuple(pushes)
-        self.knight_spaces = tuple(knight_spaces)
-        self.free_cities = tuple(free_cities)
-        self.places = tuple(places)
+                city_keys.append(ekey1[e])
         self.knight_pairs, self.place_pairs, self.pairs_in, self.city_keys = (
-            knight_pairs,
-            place_pairs,
-            pairs_in,
-            city_keys,
-        )
+            knight_pairs, place_pairs, pairs_in, city_keys
+        )  # fmt: skip
 
     @property
     def taken(self) -> dict[str, int]:
         """Cards of each type lying in play areas."""
         return self.s.taken
 
-    # --- per-seat questions (the census answers them from its lists, without a second pass over the board) ---
+    @_lazy
+    def tiles(self) -> list[tuple[int, int]]:
+        """(space, code) of every tile on the board, in board order."""
+        cells = self.s.cells
+        return [(i, cells[i]) for i in self.s.tiles]
+
+    @_lazy
+    def knights(self) -> list[tuple[int, int]]:
+        """(space, code) of every knight on the board, in board order."""
+        cells = self.s.cells
+        return [(i, cells[i]) for i in self.s.knights]
+
+    @_lazy
+    def pushes(self) -> tuple[tuple[int | None, ...], ...]:
+        """:func:`push_options` of every electorate, by index."""
+        return tuple(tuple(push_options(self.s, e)) for e in range(len(self.s.layout.electorates)))
+
+    @_lazy
+    def knight_spaces(self) -> tuple[tuple[str, int], ...]:
+        """(kind, electorate) with a free aristocrat or castle space for a knight, in board order [X1]."""
+        free = self.s.free
+        return tuple((kind, e) for e in self.open for kind, g in ((ARISTOCRAT, 3 * e), (CASTLE, 3 * e + 1)) if free[g])
+
+    @_lazy
+    def free_cities(self) -> tuple[int, ...]:
+        """Open electorates with a free city space."""
+        return tuple(e for e in self.open if self.s.free[3 * e + 2])
+
+    # --- per-seat questions (the census answers them from its lists, without a pass over the board) ---
     def tiles_of(self, seat: int, kinds: tuple[str, ...]) -> list[int]:
         """Spaces of the given kinds holding a tile of ``seat``, in board order."""
-        kind_of = self.t.kinds
-        return [i for i, code in self.tiles if OWNER[code] == seat and kind_of[i] in kinds]
+        kind_of, cells = self.t.kinds, self.s.cells
+        return [i for i in self.s.tiles if OWNER[cells[i]] == seat and kind_of[i] in kinds]
 
     def knights_of(self, seat: int, kinds: tuple[str, ...] = (ARISTOCRAT, CASTLE)) -> list[int]:
         """Spaces of the given kinds holding a knight of ``seat``, in board order."""
-        kind_of = self.t.kinds
+        kind_of, cells = self.t.kinds, self.s.cells
         code = KNIGHT + seat
-        return [i for i, c in self.knights if c == code and kind_of[i] in kinds]
+        return [i for i in self.s.knights if cells[i] == code and kind_of[i] in kinds]
 
     def doctor_targets(self, seat: int) -> list[int]:
         """Tiles the Doctor / Köln may touch: own tiles above 15, any opponent tile [P3, X10]; in board order."""
-        doctor = self.t.doctor
-        return [i for i, code in self.tiles if doctor[i] and (OWNER[code] != seat or AGE[code] > 15)]
+        doctor, cells = self.t.doctor, self.s.cells
+        return [i for i in self.s.tiles if doctor[i] and (OWNER[cells[i]] != seat or AGE[cells[i]] > 15)]
 
     def own_barons_for_marriage(self, seat: int) -> list[int]:
         """The seat's Barons that may become a Couple by the Foreign king's daughter: on the throne, an aristocrat
         space, a Gray eminence slot or a secular elector seat (``Tables.marriage``) [P5]; in board order."""
-        marriage = self.t.marriage
-        return [i for i, code in self.tiles if OWNER[code] == seat and not COUPLE[code] and marriage[i]]
+        marriage, cells = self.t.marriage, self.s.cells
+        return [i for i in self.s.tiles if OWNER[cells[i]] == seat and not COUPLE[cells[i]] and marriage[i]]
 
 
 _last_census: Census | None = None
@@ -352,7 +362,9 @@ def doctor_targets(s: GameState, seat: int) -> list[int]:
 def marriageable_barons(s: GameState, seat: int) -> Iterator[int]:
     """Opponents' unmarried Barons that may receive a daughter: not an archdiocese elector [D3]."""
     wed = tables(s.layout).wed
-    for i, code in census(s).tiles:
+    cells = s.cells
+    for i in s.tiles:
+        code = cells[i]
         if OWNER[code] != seat and not COUPLE[code] and wed[i]:
             yield i
 

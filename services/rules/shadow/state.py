@@ -114,37 +114,7 @@ class GameState:
     The census (``free``: per electorate and kind of space, the free spaces) follows the board: ``place`` and
     ``clear`` change both. ``copy`` makes the working copy of one command."""
 
-    __slots__ = (
-        "aims",
-        "cells",
-        "cities_in_supply",
-        "closed",
-        "emperor",
-        "empire_cities_in_supply",
-        "free",
-        "group",
-        "knights_in_supply",
-        "layout",
-        "n",
-        "passed",
-        "phase",
-        "play_areas",
-        "players",
-        "privilege_used",
-        "prompt",
-        "rival",
-        "round",
-        "seed",
-        "settings",
-        "taken",
-        "thalers",
-        "tiles_in_supply",
-        "turn",
-        "version",
-        "votes",
-        "vp",
-        "winners",
-    )  # fmt: skip
+    # No ``__slots__``: ``copy`` copies the instance dict in one call.
 
     layout: Layout
     players: tuple[str, ...]
@@ -153,6 +123,8 @@ class GameState:
     n: int
     cells: list[int]
     free: list[int]  # per space group (see ``groups``): the empty spaces left in it
+    tiles: list[int]  # the spaces holding a tile, in board order
+    knights: list[int]  # the spaces holding a knight, in board order
     group: tuple[int, ...]  # per space: its group (-1: none)
     thalers: tuple[int, ...]
     vp: tuple[int, ...]
@@ -210,6 +182,8 @@ class GameState:
         self.cells = list(cells)
         self.group = groups(layout)
         self.free = census_of(layout, self.cells)
+        self.tiles = [i for i, code in enumerate(self.cells) if code >= TILE]
+        self.knights = [i for i, code in enumerate(self.cells) if IS_KNIGHT[code]]
         self.thalers, self.vp = tuple(thalers), tuple(vp)
         self.tiles_in_supply, self.knights_in_supply = tuple(tiles_in_supply), tuple(knights_in_supply)
         self.cities_in_supply, self.empire_cities_in_supply = tuple(cities_in_supply), empire_cities_in_supply
@@ -223,10 +197,11 @@ class GameState:
     def copy(self) -> GameState:
         """A working copy: its own board and census, every other value shared (immutable)."""
         twin = _new(GameState)
-        for name in _SHARED:
-            _setattr(twin, name, _getattr(self, name))
-        twin.cells = self.cells.copy()
-        twin.free = self.free.copy()
+        fields = twin.__dict__ = self.__dict__.copy()
+        fields["cells"] = self.cells.copy()
+        fields["free"] = self.free.copy()
+        fields["tiles"] = self.tiles.copy()
+        fields["knights"] = self.knights.copy()
         return twin
 
     def _replace(self, **changes: Any) -> GameState:
@@ -271,9 +246,6 @@ class GameState:
 
 
 _new = object.__new__
-_setattr = object.__setattr__
-_getattr = object.__getattribute__
-_SHARED = tuple(name for name in GameState.__slots__ if name not in ("cells", "free"))
 _PUBLIC = (
     "layout", "players", "settings", "seed", "thalers", "vp", "tiles_in_supply", "knights_in_supply",
     "cities_in_supply", "empire_cities_in_supply", "emperor", "closed", "round", "phase", "privilege_used",
