@@ -119,17 +119,34 @@ def key_of(command: Command) -> Key:
     return _KEY_OF[command.type](command)  # type: ignore[attr-defined]
 
 
-# Commands are immutable: one validated instance per (seat, key) is shared. Bounded: cleared when full.
+# Commands are immutable: one instance per (seat, key) is shared. Bounded: cleared when full.
 _commands: dict[tuple[int, Key], Command] = {}
 _COMMANDS_KEPT = 16384
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _template(kind: str) -> dict[str, Any]:
+    """Every field of a command model in declaration order, with its default (a required one: None until
+    given)."""
+    return {name: None if f.is_required() else f.default for name, f in COMMAND_TYPES[kind].model_fields.items()}
+
+
+_TEMPLATES = {kind: _template(kind) for kind in FIELDS}
 
 
 def command_of(seat: int, key: Key) -> Command:
-    """The command model of a key."""
+    """The command model of a legal key: the instance validation would build from the same values (a legal key
+    holds values of the declared types, so it is built without validating again)."""
     command = _commands.get((seat, key))
     if command is None:
         kind = key[0]
-        command = COMMAND_TYPES[kind](seat=seat, **dict(zip(FIELDS[kind], key[1:], strict=True)))
+        given = dict(zip(FIELDS[kind], key[1:], strict=True))
+        command = _new(COMMAND_TYPES[kind])
+        _set(command, "__dict__", {**_TEMPLATES[kind], "seat": seat, **given})
+        _set(command, "__pydantic_fields_set__", {"seat", *given})
+        _set(command, "__pydantic_extra__", None)
+        _set(command, "__pydantic_private__", None)
         if len(_commands) >= _COMMANDS_KEPT:
             _commands.clear()
         _commands[(seat, key)] = command
@@ -308,7 +325,7 @@ _BY_TRIER = (True,)
 class Turn:
     """What the phase IV options of ``seat`` ask of the state ``s``, worked out once (see :func:`turn`)."""
 
-    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "thalers", "version")
+    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "taken", "thalers", "trier", "version")
 
     def __init__(self, s: GameState, seat: int) -> None:
         c = self.c = census(s)
@@ -317,19 +334,21 @@ class Turn:
         self.cards = s.layout.cards
         self.thalers = s.thalers[seat]
         self.sizes = c.t.stacks.get(len(s.players)) or {card: i.stack_size(s.n) for card, i in self.cards.items()}
+        self.taken = s.taken
+        self.trier = holds_privilege(s, seat, TRIER)
 
     def available(self, card: str) -> bool:
         """Whether a card of this type is left in its stack this round (``stack_available``) [B5]."""
-        return self.c.taken.get(card, 0) < self.sizes[card]
+        return self.taken.get(card, 0) < self.sizes[card]
 
     def modes(self, card: str, cost: int) -> tuple[bool, ...]:
         """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True), if
         it can pay ``cost`` [P2, P6]."""
         if self.thalers < cost:
             return ()
-        if self.available(card):
+        if self.taken.get(card, 0) < self.sizes[card]:
             return _BY_STACK
-        if card in TRIER_CARDS and holds_privilege(self.s, self.seat, TRIER):
+        if self.trier and card in TRIER_CARDS:
             return _BY_TRIER
         return ()
 
