@@ -681,13 +681,19 @@ def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
         keys = legal_keys(s, seat)
         return rng.choice(keys) if keys else None
     x = turn(s, seat)
-    blocks = [block for fn in PHASE_IV.values() for block in fn(x)]
-    sizes = [block_size(block) for block in blocks]
-    total = sum(sizes)
+    blocks = []
+    total = 0
+    for fn in PHASE_IV.values():
+        for block in fn(x):
+            factors = block[1]  # block_size, inline: this runs at every turn of phase IV
+            size = 1 if not factors else len(factors[0]) if len(factors) == 1 else len(factors[0]) * len(factors[1])
+            if size:
+                blocks.append((size, block))
+                total += size
     if not total:
         return None
     r = rng.randrange(total)  # as rng.choice(keys): one draw below the number of keys
-    for block, size in zip(blocks, sizes, strict=True):
+    for size, block in blocks:
         if r < size:
             key = block_key(block, r)
             _last_sample = (s, s.version, seat, key)
