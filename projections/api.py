@@ -40,10 +40,17 @@ default game), players by their stable player id (a seat created without one is 
     {"game_id", "version", "last_version", "previous": int|None, "next": int|None, "seat",
      "event": {...}|None (as that seat may see it), "event_text": str, "view": {...}, "board_text": str}
 
-``audit(game_id, version=None)``: ``{"game_id", "entries": [entry]}`` (one entry when ``version`` is given)
-with entry ``{"version", "event_type", "event", "rulings": [str], "inputs": {...}, "at_ms", "command": {"id",
-"kind", "seat", "sender", "payload", "label", "received_ms", "committed_ms", "outcome"}|None, "explanation": str,
-"sentence": str}``. The audit holds every secret (sealed votes): show it to referees, or once a game is over.
+``audit(game_id, version=None, seat=None)``: ``{"game_id", "entries": [entry]}`` (with ``version``: the event
+at it and the commands refused at it), every event and every refused command in the order they were judged
+(a refusal judged at version v comes after event v). An event's entry is ``{"kind": "event", "version",
+"event_type", "event", "rulings": [str], "ruling_texts": [{"id", "title", "text"}], "inputs": {...}, "at_ms",
+"cause": "opening"|"command"|"flow"|"unknown", "command": {"id", "kind", "seat", "sender", "payload", "label",
+"received_ms", "committed_ms", "outcome"}|None, "explanation": str, "sentence": str}`` (``flow``: the game's own
+flow recorded it, in the commit of ``command``); a refused command's is ``{"kind": "refusal", "version" (judged
+at), "code", "message" (as its sender was told), "rulings", "ruling_texts", "at_ms", "command": {...},
+"sentence"}``. The audit holds every secret (sealed votes, refused secret commands): show it to referees, or
+once a game is over. With ``seat``: ``{"game_id", "seat", "entries"}`` holding only that seat's refused
+commands (what the seat may know while the game runs).
 
 ``verify(game_id)``::
 
@@ -60,6 +67,9 @@ with entry ``{"version", "event_type", "event", "rulings": [str], "inputs": {...
   ``events`` are those after ``after_version`` up to ``version`` (the view's): resume with
   ``after_version = version``. A redacted event has ``"redacted": true`` and no secret fields.
 
+``export(game_id)``: the game as the offline adjudicator's input, JSON lines as bytes (projections/export.py);
+``projections.verify_all.verify_all`` verifies every stored game.
+
 ``commands(game_id)``: the command log ``[{"log_id", "version", "id", "kind", "seat", "payload", "received_ms",
 "committed_ms", "outcome"}]`` (accepted and rejected commands, in order).
 """
@@ -68,18 +78,21 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 import redis
 
 from projections.base import shown_text
+from projections.export import export_lines
 from projections.history import BadSeat, BadVersion, Game, History, ReadModelError, UnknownGame
 from projections.models import (
     REPLAY_SNAPSHOT_EVERY,
     apply_view_patch,
     command_doc,
     compose_audit_entry,
+    compose_refusal_entry,
     labelled_legal,
     now_fields,
     scoreboard_doc,
@@ -87,6 +100,7 @@ from projections.models import (
 from projections.store import WIN_UNITS, RMKeys
 from projections.verify import VerifyError, verify_game
 from services.bus.keys import Layout
+from services.rules.reference import Ruling
 from services.rules.registry import default_game, game_names, get_game
 from services.store.eventstore import command_of_event
 
@@ -102,6 +116,22 @@ _ROW_PARTS = ("games", "wins", "shared", "score", "scored", "name")
 
 def _dumps_doc(doc: dict[str, Any]) -> bytes:
     return orjson.dumps(doc, default=str)
+
+
+def _interleave(events: list[dict[str, Any]], refusals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Event entries in version order with each refusal after the event of the version it was judged at."""
+    out: list[dict[str, Any]] = []
+    pending = iter(refusals)
+    nxt = next(pending, None)
+    for entry in events:
+        out.append(entry)
+        while nxt is not None and nxt["version"] <= entry["version"]:
+            out.append(nxt)
+            nxt = next(pending, None)
+    while nxt is not None:
+        out.append(nxt)
+        nxt = next(pending, None)
+    return out
 
 
 class UnknownGameName(ReadModelError):
@@ -239,30 +269,53 @@ class ReadModels:
         return game, state, self.history.final(game)
 
     # --- audit and verification -----------------------------------------------------------------------
-    def audit(self, game_id: str, version: int | None = None) -> dict[str, Any]:
-        """Why each event (or the one at ``version``) happened: command, sender, time, rulings, inputs."""
+    def audit(self, game_id: str, version: int | None = None, seat: int | None = None) -> dict[str, Any]:
+        """Why each event (or the one at ``version``) happened, and every refused command, in the order they were
+        judged: command, sender, time, rulings (with their texts), inputs.
+
+        ``seat`` None: the referee's full record (every secret: show it to referees, or once the game is over).
+        A seat: what that seat may know of it while the game runs, its own refused commands only (a seat's own
+        refusals are its secret [K14]; its events are in its feed)."""
         game = self.history.game(game_id)
+        game.check_seat(seat)
         if version is not None and not 1 <= version <= game.version:
             raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
         first, last = (1, game.version) if version is None else (version, version)
+        reference = game.plugin.rulings()
+        refusals = self._refusals(game, first, last, seat, reference)
+        if seat is not None:
+            return {"game_id": game_id, "seat": seat, "entries": refusals}
         got = self.r.xrange(self.keys.audit(game_id), min=f"0-{first}", max=f"0-{last}")
         cids = sorted({f[b"c"] for _, f in got})
         docs = dict(zip(cids, self.r.hmget(self.keys.audit_commands(game_id), cids), strict=True)) if cids else {}
+        rules, presenter = game.rules, game.presenter
         entries = []
         for eid, f in got:
             doc = docs.get(f[b"c"])
             v = int(eid.decode().partition("-")[2])
+            data = orjson.loads(f[b"e"])
             command = orjson.loads(doc) if doc else None
             entries.append(
-                compose_audit_entry(v, orjson.loads(f[b"e"]), int(f[b"t"]), f[b"c"].decode(), command, f[b"x"].decode())
+                compose_audit_entry(
+                    v,
+                    data,
+                    int(f[b"t"]),
+                    f[b"c"].decode(),
+                    command,
+                    f[b"x"].decode(),
+                    automatic=presenter.flow_event(rules.parse_event(data)),
+                    reference=reference,
+                )
             )
         done = entries[-1]["version"] if entries else first - 1
         if done < last:
             # The audit model is behind (or not running): the rest straight from the store, composed alike.
-            entries += self._audit_from_store(game, done + 1, last)
-        return {"game_id": game_id, "entries": entries}
+            entries += self._audit_from_store(game, done + 1, last, reference)
+        return {"game_id": game_id, "entries": _interleave(entries, refusals)}
 
-    def _audit_from_store(self, game: Game, first: int, last: int) -> list[dict[str, Any]]:
+    def _audit_from_store(
+        self, game: Game, first: int, last: int, reference: Mapping[str, Ruling]
+    ) -> list[dict[str, Any]]:
         log = {c.command_id: c for c in self.history.commands(game)}
         docs: dict[str, dict[str, Any]] = {}
         out = []
@@ -277,7 +330,37 @@ class ReadModels:
                 docs[cmd.command_id] = orjson.loads(_dumps_doc(command_doc(game.ctx(pre, 0), cmd, pre)))
             explanation = game.presenter.explain_event(event, game.players)
             doc = docs.get(cmd.command_id) if cmd is not None else None
-            out.append(compose_audit_entry(stored.version, stored.data, stored.at, stored.command_id, doc, explanation))
+            out.append(
+                compose_audit_entry(
+                    stored.version,
+                    stored.data,
+                    stored.at,
+                    stored.command_id,
+                    doc,
+                    explanation,
+                    automatic=game.presenter.flow_event(event),
+                    reference=reference,
+                )
+            )
+        return out
+
+    def _refusals(
+        self, game: Game, first: int, last: int, seat: int | None, reference: Mapping[str, Ruling]
+    ) -> list[dict[str, Any]]:
+        """The refused commands (of ``seat``, or all) judged at versions ``first..last``, in log order; each
+        labelled in the position it was judged in."""
+        refused = [
+            c for c in self.history.commands(game)
+            if c.kind == "cmd" and not c.accepted and first <= c.version <= last and (seat is None or c.seat == seat)
+        ]  # fmt: skip
+        states: dict[int, Any] = {}
+        out = []
+        for cmd in refused:
+            if cmd.version not in states:
+                states[cmd.version], _ = self.history.state_at(game, cmd.version)
+            state = states[cmd.version]
+            doc = orjson.loads(_dumps_doc(command_doc(game.ctx(state, cmd.version), cmd, state)))
+            out.append(compose_refusal_entry(doc, reference))
         return out
 
     def verify(self, game_id: str) -> dict[str, Any]:
@@ -286,6 +369,10 @@ class ReadModels:
             return verify_game(self.r, self.layout, game_id)
         except VerifyError as exc:
             raise UnknownGame(str(exc)) from None
+
+    def export(self, game_id: str) -> list[bytes]:
+        """The game as the offline adjudicator's input, one JSON line each (projections/export.py)."""
+        return list(export_lines(self.history, self.history.game(game_id)))
 
     def commands(self, game_id: str) -> list[dict[str, Any]]:
         """The game's command log (accepted and rejected commands, in order; no tokens)."""

@@ -4,10 +4,12 @@ On real local Redis (REDIS_URL, else a redis-server of its own on a free loopbac
 
 * ``projection_lag_p99_ms`` (and ``_p50``): from an event's commit to its write in a read model, for every
   event and every model (scoreboard, replay, audit, feed), while the service benchmark's load runs: the rules
-  worker in its own process, paced clients at 1000 commands/s (``services.worker.perf.measure_latency``), and
-  ``python -m projections run`` (all four models, one process) following the feeds. Target <= 100 ms.
+  worker in its own process, paced clients at 500 commands/s (``services.worker.perf.measure_latency``), and
+  ``python -m projections run`` (all four models) following the feeds. Target <= 100 ms.
 * ``replay_seek_ms`` (mean, and ``replay_seek_p99_ms``): ``ReadModels.replay`` of a finished game at a random
   version, seat view, event text and board text included. Target <= 20 ms.
+* ``verify_games_per_s`` (and ``verify_events_per_s``): ``throne verify --all`` over stored finished games in one
+  process (projections/verify_all.py): each game read in pipelined batches and re-run against today's rules.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from projections.api import ReadModels
 from projections.models import ReplayModel
 from projections.runner import ProjectionWorker
 from projections.store import MODELS, RMKeys, group_of
+from projections.verify_all import verify_all
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.log import configure
@@ -71,7 +74,7 @@ def _caught_up(r: redis.Redis, layout: Layout, games: list[str]) -> bool:
     return all(len(set(got[i : i + step])) == 1 for i in range(0, len(got), step))
 
 
-def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: float = 1000.0) -> dict[str, Any]:
+def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: float = 500.0) -> dict[str, Any]:
     """Projection lag under the service benchmark's load (see the module docstring)."""
     r = redis.Redis.from_url(url)
     layout = Layout(prefix=f"plag{uuid.uuid4().hex[:6]}", shards=16)
@@ -153,6 +156,36 @@ def measure_replay_seek(url: str, scripts: list[perf.GameScript], samples: int =
     }
 
 
+def measure_verify(url: str, scripts: list[perf.GameScript], copies: int = 1) -> dict[str, Any]:
+    """``throne verify --all`` in one process: finished games stored through a rules worker, then every one
+    re-run against today's rules (streamed by SCAN, pipelined reads); games and events per second."""
+    r = redis.Redis.from_url(url)
+    layout = Layout(prefix=f"pver{uuid.uuid4().hex[:6]}", shards=16)
+    try:
+        client = ServiceClient(redis.Redis.from_url(url), layout)
+        worker = RulesWorker(redis.Redis.from_url(url), range(layout.shards), layout=layout)
+        for copy in range(copies):
+            for i, script in enumerate(scripts):
+                create, commands = script.envelopes(f"v{copy}-{i}")
+                client.submit_many([create, *commands])
+            worker.run_until_idle()
+        worker.release()
+        t0 = time.perf_counter()
+        verdicts = list(verify_all(r, layout))
+        elapsed = time.perf_counter() - t0
+        events = sum(int(r.hget(layout.meta(layout.shard_of(v["game_id"]), v["game_id"]), "version") or 0)
+                     for v in verdicts)  # fmt: skip
+        if len(verdicts) != copies * len(scripts) or any(v["status"] != "ok" for v in verdicts):
+            raise RuntimeError(f"verify --all did not find every game ok: {len(verdicts)} verdicts")
+    finally:
+        _drop(r, f"{layout.prefix}:*")
+    return {
+        "verify_games_per_s": round(len(verdicts) / elapsed, 1),
+        "verify_events_per_s": round(events / elapsed),
+        "verify_games": len(verdicts),
+    }
+
+
 def bench(ctx: Any) -> dict[str, Any]:
     """Measure the projections; ``ctx`` is services.bench.Context (``games`` sizes the run, ``say`` prints)."""
     configure("warning")
@@ -170,6 +203,11 @@ def bench(ctx: Any) -> dict[str, Any]:
         ctx.say(
             f"replay: seek into a finished game at a random version: mean {figures['replay_seek_ms']} ms, "
             f"p99 {figures['replay_seek_p99_ms']} ms"
+        )
+        figures.update(measure_verify(url, scripts, copies=1 if quick else 5))
+        ctx.say(
+            f"verify --all: {figures['verify_games']} stored games re-run against today's rules in one process: "
+            f"{figures['verify_games_per_s']:,.1f} games/s ({figures['verify_events_per_s']:,} events/s)"
         )
     return figures
 

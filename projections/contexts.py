@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -23,18 +22,11 @@ import redis
 from projections.base import Applied, GameCtx
 from projections.store import RMKeys
 from services.store.cache import LruCache
+from services.store.eventstore import FeedItem
 from services.store.repository import GameRepository, UnknownGame
 
-
-@dataclass(frozen=True, slots=True)
-class FeedEvent:
-    """One feed entry: game, version, event JSON, commit ms, command id."""
-
-    game_id: str
-    version: int
-    raw: bytes
-    at: int
-    command_id: str
+FeedEvent = FeedItem
+"""One announced event: game, version, event JSON (empty: a marker, read the store), commit ms, command id."""
 
 
 class FoldCache:

@@ -30,6 +30,7 @@ from projections.store import Ops, ProjectionScripts, RMKeys, group_of
 from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
 from services.bus.keys import Layout
 from services.log import get_logger
+from services.store.eventstore import Announced, parse_feed_entry, read_announced
 from services.store.repository import GameLookup, GameRepository, registry_game
 
 __all__ = ["FeedEvent", "FoldCache", "ProjectionWorker", "RunnerConfig"]
@@ -187,24 +188,28 @@ class ProjectionWorker:
     # --- apply ----------------------------------------------------------------------------------------
     def handle(self, entries: Sequence[Entry]) -> None:
         """Apply a batch of feed entries (any shards, any games), then ack them all."""
-        by_game: dict[str, list[FeedEvent]] = {}
+        announced: list[Announced] = []
         for shard, eid, fields in entries:
-            if not fields or b"g" not in fields or b"v" not in fields or b"e" not in fields:
-                continue  # deleted or not an event: nothing to project
-            try:
-                fe = FeedEvent(
-                    fields[b"g"].decode(),
-                    int(fields[b"v"]),
-                    fields[b"e"],
-                    int(fields.get(b"t", b"0") or 0),
-                    fields.get(b"c", b"").decode(),
-                )
-            except (ValueError, UnicodeDecodeError):
+            if not fields:
+                continue  # deleted meanwhile: nothing to project
+            found = parse_feed_entry(fields)
+            if found is None:
                 self.log.error("projection.bad_entry", shard=shard, entry=eid.decode())
                 continue
-            by_game.setdefault(fe.game_id, []).append(fe)
-        if by_game:
-            self.apply_games({gid: sorted(evs, key=lambda e: e.version) for gid, evs in by_game.items()}, live=True)
+            announced.append(found)
+        if announced:
+            # The feed announces versions; the events come from the games' streams, one pipelined read.
+            bodies = read_announced(self.r, self.layout, announced)
+            newest: dict[str, Announced] = {}
+            for a in announced:
+                if a.game_id not in newest or a.last > newest[a.game_id].last:
+                    newest[a.game_id] = a
+            by_game: dict[str, list[FeedEvent]] = {}
+            for gid, a in newest.items():
+                items = bodies.get(gid) or []
+                # Nothing readable (the game went away meanwhile): a marker, so the store is asked (the gap path).
+                by_game[gid] = items or [FeedEvent(gid, a.last, b"", a.at, a.command_id)]
+            self.apply_games(by_game, live=True)
         acks: dict[int, list[bytes]] = {}
         for shard, eid, _ in entries:
             acks.setdefault(shard, []).append(eid)

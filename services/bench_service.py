@@ -5,11 +5,18 @@ Runs on real local Redis: REDIS_URL if set, else a redis-server of its own on a 
 ``service_commands_per_s`` (one rules worker, target >= 3000), ``service_latency_p50_ms``/``p99`` (submitted
 to outcome visible, at 1000 commands/s; target p50 <= 2) and ``redis_bytes_per_game`` (``used_memory`` a whole
 game adds, also per event and per command; README "Memory").
+
+``cluster_latency_p50_ms`` (section :func:`bench_cluster`, when redis-server and redis-cli are present): one
+command at a time (one client, 200 commands/s) on a local Redis Cluster of 3 masters (``deploy/cluster.sh``),
+beside ``single_latency_p50_ms``, the same on one Redis in the same run; target: the ratio
+``cluster_latency_ratio`` <= 1.5. On a cluster the worker polls its shards' streams (a blocking read may name
+only one slot): 1 ms after a command, backing off to 10 ms when idle (``services/bus/streams.py``).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any
 
 from services.log import configure
@@ -49,4 +56,31 @@ def bench(ctx: Any) -> dict[str, Any]:
     return figures
 
 
-SECTIONS = [bench]
+def bench_cluster(ctx: Any) -> dict[str, Any]:
+    """Single-command latency on a 3-master cluster against one Redis, in the same run (see the docstring)."""
+    if not (shutil.which("redis-server") and shutil.which("redis-cli")):
+        ctx.say("cluster: skipped (needs redis-server and redis-cli)")
+        return {}
+    configure("warning")
+    quick = ctx.games < 20
+    scripts = perf.record_games(ctx.game.name, 4, seed=ctx.seed + 77)
+    seconds = 1.5 if quick else 5.0
+    with perf.local_redis(None) as url:
+        single = perf.measure_latency(url, scripts, rate=200, seconds=seconds, clients=1)
+    with perf.local_cluster() as url:
+        cluster = perf.measure_latency(url, scripts, rate=200, seconds=seconds, clients=1)
+    figures = {
+        "single_latency_p50_ms": single["latency_p50_ms"],
+        "cluster_latency_p50_ms": cluster["latency_p50_ms"],
+        "cluster_latency_p99_ms": cluster["latency_p99_ms"],
+        "cluster_latency_ratio": round(cluster["latency_p50_ms"] / single["latency_p50_ms"], 2),
+    }
+    ctx.say(
+        f"cluster: one command at a time on 3 masters p50 {figures['cluster_latency_p50_ms']} ms "
+        f"(p99 {figures['cluster_latency_p99_ms']}), one Redis p50 {figures['single_latency_p50_ms']} ms: "
+        f"x{figures['cluster_latency_ratio']} (target <= 1.5)"
+    )
+    return figures
+
+
+SECTIONS = [bench, bench_cluster]

@@ -5,7 +5,8 @@
     throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--local]
     throne replay GAME [--version V] [--seat S] [--board]
     throne audit GAME [VERSION] [--json]
-    throne verify GAME [--json]
+    throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
+    throne export GAME [-o OUTPUT]
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
@@ -188,7 +189,10 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
-    """Why each event (or the one at VERSION) happened: command, sender, times, rulings, inputs."""
+    """Why each event (or the one at VERSION) happened, and every refused command: sender, times, rulings with
+    their texts, inputs."""
+    from projections.models import who_sent
+
     models = _read_models()
     code, audit = _read_model_call(lambda: models.audit(args.game, args.version))
     if audit is None:
@@ -196,19 +200,51 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         print(orjson.dumps(audit).decode(), file=out)
         return 0
+    told: set[str] = set()  # each ruling's text is printed once, where it is first cited
     for entry in audit["entries"]:
         rulings = ",".join(entry.get("rulings") or [])
-        print(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}", file=out)
         command = entry.get("command")
-        if command:
+        if entry.get("kind") == "refusal":
+            print(f"{entry['version']:5d}R refused {entry['code']} [{rulings}] {entry['sentence']}", file=out)
+        else:
+            print(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}", file=out)
+        if command and command.get("kind") != "create":
             payload = orjson.dumps(command.get("payload")).decode()
-            print(f"       by {command.get('sender')} (seat {command.get('seat')}, id {command.get('id')}): {payload}",
-                  file=out)  # fmt: skip
+            print(f"       sent by {who_sent(command)}, command id {command.get('id')}: {payload}", file=out)
+        for ruling in entry.get("ruling_texts") or ():
+            if ruling["id"] in told:
+                continue
+            told.add(ruling["id"])
+            title = f" {ruling['title']}" if ruling.get("title") else ""
+            print(f"       {ruling['id']}{title}: {ruling['text']}", file=out)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, out: BinaryIO) -> int:
+    """A stored game as the offline adjudicator's input (JSON lines), to re-referee it offline."""
+    models = _read_models()
+    code, lines = _read_model_call(lambda: models.export(args.game))
+    if lines is None:
+        return code
+    target = out if args.output in (None, "-") else open(args.output, "wb")  # noqa: SIM115 - closed below
+    try:
+        for line in lines:
+            target.write(line + b"\n")
+        target.flush()
+    finally:
+        if target is not out:
+            target.close()
     return 0
 
 
 def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
-    """Re-run the game's commands through the current rules; exit 1 when any event differs."""
+    """Re-run the game's (or with --all every stored game's) commands through the current rules; exit 1 when
+    any event differs."""
+    if args.all:
+        return _verify_all(args, out)
+    if args.game is None:
+        print("throne verify: give a game id, or --all", file=sys.stderr)
+        return 2
     models = _read_models()
     code, report = _read_model_call(lambda: models.verify(args.game))
     if report is None:
@@ -226,6 +262,44 @@ def cmd_verify(args: argparse.Namespace, out: TextIO) -> int:
         for diff in report["differences"]:
             print(f"  version {diff.get('version')}: {diff.get('reason')}", file=out)
     return 0 if report["ok"] else 1
+
+
+def _verify_all(args: argparse.Namespace, out: TextIO) -> int:
+    """Every stored game, one line each (ok / changed at version N: the reason / error), then one JSON summary."""
+    import time
+
+    from projections.verify_all import verify_all
+    from services.bus.connection import connect
+    from services.bus.keys import Layout, parse_shards
+
+    layout = Layout.from_env()
+    shards = parse_shards(args.shards, layout.shards) if args.shards else None
+    if args.processes > 1 and not os.environ.get("REDIS_URL"):
+        print("throne verify --all: --processes needs REDIS_URL (each process connects itself)", file=sys.stderr)
+        return 2
+    counts = {"ok": 0, "changed": 0, "error": 0}
+    t0 = time.perf_counter()
+    for v in verify_all(connect(), layout, shards, processes=args.processes):
+        counts[v["status"]] += 1
+        if args.json:
+            print(orjson.dumps(v).decode(), file=out)
+        elif v["status"] == "ok":
+            print(f"{v['game_id']} ok", file=out)
+        elif v["status"] == "changed" and v["changed_at"] is not None:
+            first = v["first_difference"]
+            print(f"{v['game_id']} changed at version {v['changed_at']}: {first['reason']}", file=out)
+        elif v["status"] == "changed":
+            change = v["first_outcome_change"]
+            print(f"{v['game_id']} changed: a command's outcome: {change['recorded']} then, "
+                  f"{change['recomputed']} now", file=out)  # fmt: skip
+        else:
+            print(f"{v['game_id']} error: {'; '.join(v['errors'])}", file=out)
+    seconds = time.perf_counter() - t0
+    games = sum(counts.values())
+    summary = {"games": games, **counts, "seconds": round(seconds, 3),
+               "games_per_s": round(games / seconds, 1) if seconds > 0 else None}  # fmt: skip
+    print(orjson.dumps({"summary": summary}).decode(), file=out)
+    return 0 if counts["changed"] == 0 and counts["error"] == 0 else 1
 
 
 def cmd_dead_letters(args: argparse.Namespace, out: TextIO) -> int:
@@ -282,7 +356,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(
         dest="command",
         required=True,
-        metavar="{demo,adjudicate,play,replay,audit,verify,serve,dead-letters,bench}",
+        metavar="{demo,adjudicate,play,replay,audit,verify,export,serve,dead-letters,bench}",
     )
 
     demo = sub.add_parser("demo", help="play a complete seeded game between random bots and print it")
@@ -323,8 +397,15 @@ def parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", action="store_true", help="the audit as one JSON object")
 
     verify = sub.add_parser("verify", help="re-run a game's commands through the current rules (needs REDIS_URL)")
-    verify.add_argument("game", help="the game id")
-    verify.add_argument("--json", action="store_true", help="the report as one JSON object")
+    verify.add_argument("game", nargs="?", default=None, help="the game id (or --all)")
+    verify.add_argument("--all", action="store_true", help="every stored game: ok / changed at version N, a summary")
+    verify.add_argument("--shards", default=None, help="with --all: only these shards (e.g. 0-7)")
+    verify.add_argument("--processes", type=int, default=1, help="with --all: processes sharing the shards")
+    verify.add_argument("--json", action="store_true", help="the report as one JSON object (--all: one per game)")
+
+    export = sub.add_parser("export", help="a stored game as the offline adjudicator's input (needs REDIS_URL)")
+    export.add_argument("game", help="the game id")
+    export.add_argument("-o", "--output", help="output file (default: stdout)")
 
     serve = sub.add_parser("serve", help="rules workers, projections, gateway and bots against REDIS_URL")
     serve.add_argument("--workers", type=int, default=1, help="rules worker processes, shards split in ranges")
@@ -369,6 +450,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = cmd_play(args, sys.stdout)
         elif args.command in ("replay", "audit", "verify"):
             code = {"replay": cmd_replay, "audit": cmd_audit, "verify": cmd_verify}[args.command](args, sys.stdout)
+        elif args.command == "export":
+            code = cmd_export(args, sys.stdout.buffer)
         elif args.command == "serve":
             code = cmd_serve(args)
         elif args.command == "dead-letters":

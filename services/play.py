@@ -154,7 +154,8 @@ def play(
                 if outcome.rejection.code == STALE_VERSION:
                     print("# the game moved on before your command arrived: here it is again", file=out)
                 else:
-                    print(f"# refused: {outcome.rejection.code}: {outcome.rejection.message}", file=out)
+                    rulings = f" [{', '.join(outcome.rejection.rulings)}]" if outcome.rejection.rulings else ""
+                    print(f"# refused: {outcome.rejection.code}: {outcome.rejection.message}{rulings}", file=out)
             moved_at = time.monotonic()
     finally:
         if runner is not None:

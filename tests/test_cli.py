@@ -94,7 +94,11 @@ def test_given_blank_lines_when_adjudicated_then_they_are_skipped_but_keep_their
     out = run([orjson.dumps(HEADER), b"", b"  \n", b'{"type": "Pass", "seat": 0}'])
     assert out[-1] == {
         "line": 4,
-        "rejection": {"code": "wrong_decision", "message": out[-1]["rejection"]["message"], "rulings": []},
+        "rejection": {
+            "code": "wrong_decision",
+            "message": out[-1]["rejection"]["message"],
+            "rulings": ["X15", "S1", "X1"],
+        },
     }
 
 
@@ -180,7 +184,7 @@ def test_given_a_seed_when_the_engine_demo_runs_then_it_prints_each_command_and_
     result = play(seed=3, players=4, out=out)
     text = out.getvalue()
     lines = text.splitlines()
-    assert lines[0] == "# shadow (rules shadow-2), 4 random bots, seed 3"
+    assert lines[0] == "# shadow (rules shadow-3), 4 random bots, seed 3"
     assert "Waiting for" not in text  # DecisionRequested lines are left out
     assert sum(1 for line in lines if line.startswith(("Red: ", "Green: ", "Blue: ", "Yellow: "))) == result["commands"]
     winners = ", ".join(("Red", "Green", "Blue", "Yellow")[w] for w in result["winners"])
@@ -205,7 +209,7 @@ def test_given_the_engine_flag_when_demo_runs_from_the_cli_then_the_engine_demo_
 ) -> None:
     assert cli.main(["demo", "--engine", "--seed", "4", "--players", "3"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("# shadow (rules shadow-2), 3 random bots, seed 4\n")
+    assert text.startswith("# shadow (rules shadow-3), 3 random bots, seed 4\n")
     assert text.splitlines()[-1].startswith(("Winner: ", "Shared victory: "))
 
 
@@ -232,4 +236,4 @@ def test_given_a_streams_demo_module_when_demo_runs_without_engine_then_run_demo
     assert calls == [(11, sys.stdout, "shadow")]
     assert cli.main(["demo", "--engine", "--seed", "11"]) == 0
     assert len(calls) == 1
-    assert capsys.readouterr().out.startswith("# shadow (rules shadow-2), 4 random bots, seed 11\n")
+    assert capsys.readouterr().out.startswith("# shadow (rules shadow-3), 4 random bots, seed 11\n")

@@ -13,7 +13,7 @@ import tests.service.toy_game as toy
 from services.bots.kinds import UnknownBot, bot_kinds, default_bot, make_bot
 from services.rules import registry
 from services.rules.contract import GamePlugin
-from services.rules.registry import UnknownGame, game_names, get_decider, get_game, register_game
+from services.rules.registry import UnknownGame, game_names, get_game, register_game
 
 
 def _distribution(root: Path, name: str, entry_points: str) -> Path:
@@ -56,7 +56,6 @@ def test_given_a_game_package_installed_when_looked_up_then_its_entry_point_is_l
     game = get_game("toy21")
     assert isinstance(game, GamePlugin) and isinstance(game.rules, toy.ToyRules) and game.name == "toy21"
     assert get_game("toy21") is game  # loaded once
-    assert get_decider("toy21").rules is game.rules  # the deprecated shim sees the same game
     assert bot_kinds("toy21") == ["random"] and default_bot("toy21") == "random"
     assert make_bot("random", "toy21", 1).choose(game.rules, game.rules.fold(game.rules.start(["a", "b"], {}, 1)), 0)
 

@@ -275,14 +275,24 @@ class CardsReturned(Event):
 
 
 class CardTaken(Event):
-    """A card into the seat's play area (``via_trier``: the effect of an empty stack, no card taken)."""
+    """A card from its stack into the seat's play area, paid ``cost`` (``without_effect``: two players only, the
+    effect skipped [X9])."""
 
     type: Literal["CardTaken"] = "CardTaken"
     seat: int
     card: str
     cost: int
-    via_trier: bool = False
     without_effect: bool = False
+
+
+class CardEffectCopied(Event):
+    """Trier's privilege: the seat pays ``cost`` for the effect of a card whose stack is empty; no card is taken,
+    so nothing goes into its play area and descendants do not count it [P6, D1]."""
+
+    type: Literal["CardEffectCopied"] = "CardEffectCopied"
+    seat: int
+    card: str
+    cost: int
 
 
 class PrivilegeUsed(Event):
@@ -292,14 +302,24 @@ class PrivilegeUsed(Event):
 
 
 class Passed(Event):
+    """The seat passes: final, it takes no further turn this phase IV [P1]."""
+
     type: Literal["Passed"] = "Passed"
     seat: int
-    reason: Literal["pass", "rival"] = "pass"
+
+
+class ActionsEnded(Event):
+    """The seat took Rival, which ends its phase IV: it takes no further turn this phase; it did not pass [P1]."""
+
+    type: Literal["ActionsEnded"] = "ActionsEnded"
+    seat: int
 
 
 # --- phase V ----------------------------------------------------------------------------------------------
 class ElectorChanged(Event):
-    """A new player wins the seat (or the seat is emptied). ``power`` is every player's power there."""
+    """A new player wins the seat: his aristocrat sits as elector (``new_owner``), or, when he has none that
+    may sit, the incumbent leaves and the seat is emptied (``new_owner`` None). ``power`` is every player's power
+    there [V2-V4]."""
 
     type: Literal["ElectorChanged"] = "ElectorChanged"
     electorate: str
@@ -311,9 +331,22 @@ class ElectorChanged(Event):
 
 
 class ElectorRetained(Event):
+    """The incumbent elector keeps the seat [V2, V3]."""
+
     type: Literal["ElectorRetained"] = "ElectorRetained"
     electorate: str
-    owner: int | None
+    owner: int
+    power: tuple[int, ...]
+    tie_broken_by: int | None = None
+
+
+class ElectorSeatStaysEmpty(Event):
+    """An empty seat stays empty: nobody has power there (``winner`` None), or the winner has no aristocrat that
+    may sit as elector; nobody scores [V2, V4]."""
+
+    type: Literal["ElectorSeatStaysEmpty"] = "ElectorSeatStaysEmpty"
+    electorate: str
+    winner: int | None
     power: tuple[int, ...]
     tie_broken_by: int | None = None
 
@@ -408,10 +441,13 @@ ShadowEvent = Annotated[
     | DaughterEnteredConvent
     | CardsReturned
     | CardTaken
+    | CardEffectCopied
     | PrivilegeUsed
     | Passed
+    | ActionsEnded
     | ElectorChanged
     | ElectorRetained
+    | ElectorSeatStaysEmpty
     | ElectionCalled
     | CardAimed
     | VoteSealed

@@ -64,6 +64,7 @@ from services.bus.envelope import CommandEnvelope, Outcome
 from services.bus.keys import BOTS_GROUP, Layout
 from services.log import get_logger
 from services.store.cache import LruCache
+from services.store.eventstore import Announced, parse_feed_entry, read_announced
 from services.store.repository import GameLookup, GameRepository, registry_game
 
 __all__ = ["BotConfig", "BotGame", "BotRunner"]
@@ -153,41 +154,66 @@ class BotRunner:
         if turn.dirty:
             block = 0
         # NOACK: a feed entry is only a hint that a game moved (the sweep catches up whatever is missed).
+        moved: list[Announced] = []
         for shard, _eid, fields in self.feeds.read(self.shards, block, noack=True):
             if fields is not None:
-                self._on_feed(shard, fields, turn)
+                self._on_feed(shard, fields, turn, moved)
+        if moved:
+            self._fold_moved(moved)
         if turn.unknown:
             self._load(list(turn.unknown.items()), turn)
         self._check_sent(turn)
         return self._act(turn)
 
     # --- reading ----------------------------------------------------------------------------------------
-    def _on_feed(self, shard: int, fields: dict[bytes, bytes], turn: _Turn) -> None:
+    def _on_feed(self, shard: int, fields: dict[bytes, bytes], turn: _Turn, moved: list[Announced]) -> None:
         self.stats["feed"] += 1
-        try:
-            gid = fields[b"g"].decode()
-            version = int(fields[b"v"])
-        except (KeyError, ValueError, UnicodeDecodeError):
+        found = parse_feed_entry(fields)
+        if found is None:
             self.log.warning("bots.bad_feed_entry", shard=shard)
             return
+        gid = found.game_id
         game = self.games.get(gid)
         if game is None:
             if not self.bot_games.has_no_bots(gid) and gid not in turn.unknown:
                 turn.unknown[gid] = shard
             return
-        if version <= game.version:
+        if found.last <= game.version:
             return
         turn.dirty.add(gid)
-        if version != game.version + 1 or game.behind:
-            game.behind = True  # a gap: read the stream instead
-            return
+        if not game.behind:
+            moved.append(found)
+
+    def _fold_moved(self, moved: list[Announced]) -> None:
+        """Fold the events the feed announced into the games that follow on (one pipelined read for all)."""
         try:
-            game.state = game.rules.evolve(game.state, game.rules.parse_event(fields[b"e"]))
-        except Exception as exc:
-            self.log.warning("bots.fold_failed", game=gid, shard=shard, version=version, error=repr(exc)[:300])
-            game.behind = True
+            bodies = read_announced(self.r, self.layout, moved)
+        except redis.RedisError as exc:
+            self.log.warning("bots.feed_read_failed", error=repr(exc)[:300])
+            for a in moved:
+                game = self.games.get(a.game_id)
+                if game is not None:
+                    game.behind = True  # read the stream when it is its turn
             return
-        game.moved_to(version)
+        for gid, items in bodies.items():
+            game = self.games.get(gid)
+            if game is None or game.behind:
+                continue
+            for item in items:
+                if item.version <= game.version:
+                    continue
+                if item.version != game.version + 1:
+                    game.behind = True  # a gap: read the stream instead
+                    break
+                try:
+                    game.state = game.rules.evolve(game.state, game.rules.parse_event(item.raw))
+                except Exception as exc:
+                    self.log.warning(
+                        "bots.fold_failed", game=gid, shard=game.shard, version=item.version, error=repr(exc)[:300]
+                    )
+                    game.behind = True
+                    break
+                game.moved_to(item.version)
 
     def _load(self, games: list[tuple[str, int]], turn: _Turn) -> None:
         """Load games that may have bot seats; the ones loaded are looked at this turn."""
@@ -345,6 +371,7 @@ class BotRunner:
             seat=seat,
             payload=rules.encode_command(command),
             expected_version=game.version,
+            no_reply=True,  # the bots read outcomes, never a reply: none is kept for them
         )
         game.sent = Sent(env, game.version, time.monotonic())
         game.retry_at = 0.0

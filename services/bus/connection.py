@@ -83,3 +83,71 @@ def is_embedded(client: redis.Redis) -> bool:
 def is_cluster(client: object) -> bool:
     """Whether ``client`` talks to a Redis Cluster (multi-key commands must then stay within one slot)."""
     return isinstance(client, RedisCluster)
+
+
+def slot_client(client: redis.Redis, key: str) -> redis.Redis:
+    """The plain client of the node that owns ``key``'s slot on a cluster (``client`` itself otherwise).
+
+    redis-py's cluster client spends several times a round trip of Python on routing each command; on the hot
+    paths (submitting, waiting for a reply) a command is sent to its node's own client instead. A slot that moved
+    meanwhile answers MOVED: see :func:`is_redirect` and :func:`refresh_slots`."""
+    if not is_cluster(client):
+        return client
+    cluster: RedisCluster = client  # type: ignore[assignment]
+    return cluster.get_redis_connection(cluster.get_node_from_key(key))
+
+
+def refresh_slots(client: redis.Redis) -> None:
+    """Read a cluster's slot layout again (after a redirect); nothing on a single Redis."""
+    if is_cluster(client):
+        client.nodes_manager.initialize()  # type: ignore[attr-defined]
+
+
+def is_redirect(err: BaseException) -> bool:
+    """Whether an error is a cluster redirect (the slot moved or is moving): retry after :func:`refresh_slots`."""
+    return _is_redirect(err)  # type: ignore[arg-type]
+
+
+def _is_redirect(err: Exception) -> bool:
+    return isinstance(err, redis.ResponseError) and str(err).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))
+
+
+def evalsha_many(client: redis.Redis, calls: list[tuple[str, list[str], list[Any]]]) -> list[Any]:
+    """Run ``EVALSHA sha keys args`` for each call, pipelined, in order; one result per call (an error reply is
+    returned as its exception; a lost connection raises). Each call's keys must share one slot.
+
+    On a cluster, one plain pipeline per node, sent to the node that owns the call's slot: redis-py's cluster
+    pipeline would first ask the server for the keys of every EVALSHA (``COMMAND GETKEYS``, a round trip each,
+    the better part of a commit's time). A call redirected meanwhile (slots moving, a failover) runs again
+    through the cluster client, after the topology is read again; calls of one slot keep their order."""
+    if not is_cluster(client):
+        pipe = client.pipeline(transaction=False)
+        for sha, keys, args in calls:
+            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+        return list(pipe.execute(raise_on_error=False))
+    cluster: RedisCluster = client  # type: ignore[assignment]
+    by_node: dict[str, tuple[Any, list[int]]] = {}
+    for i, (_, keys, _) in enumerate(calls):
+        node = cluster.get_node_from_key(keys[0])
+        by_node.setdefault(node.name, (node, []))[1].append(i)
+    out: list[Any] = [None] * len(calls)
+    redirected: list[int] = []
+    for node, indexes in by_node.values():
+        pipe = cluster.get_redis_connection(node).pipeline(transaction=False)
+        for i in indexes:
+            sha, keys, args = calls[i]
+            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+        for i, res in zip(indexes, pipe.execute(raise_on_error=False), strict=True):
+            if isinstance(res, Exception) and _is_redirect(res):
+                redirected.append(i)
+            else:
+                out[i] = res
+    if redirected:
+        cluster.nodes_manager.initialize()
+        pipe = cluster.pipeline(transaction=False)
+        for i in sorted(redirected):
+            sha, keys, args = calls[i]
+            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+        for i, res in zip(sorted(redirected), pipe.execute(raise_on_error=False), strict=True):
+            out[i] = res
+    return out

@@ -55,13 +55,14 @@ class GroupConsumer:
         *,
         batch: int,
         cluster_poll_ms: int = 10,
+        watch: bool = False,
     ) -> None:
         self.r = client
         self.group = group
         self.consumer = consumer
         self.stream = stream
         self.batch = batch
-        self._reader = GroupReader(client, group, consumer, poll_ms=cluster_poll_ms)
+        self._reader = GroupReader(client, group, consumer, poll_ms=cluster_poll_ms, watch=watch)
         self._raw: redis.Redis | None = None
         if not is_cluster(client):
             # A client of its own on the same pool whose XREADGROUP replies stay raw lists: redis-py turns every

@@ -15,8 +15,9 @@ A **command** (``kind`` absent or ``"cmd"``)::
              so a copy read from Redis or its AOF can neither be replayed for another command nor be used
              as a token at the gateway. The raw token never travels on the bus.
     ver      optional expected version: the number of events the client believes the game has
-    reply    optional ``events``: the reply of an accepted command carries its events (not part of the
-             command's content, nor of its proof)
+    reply    optional ``events``: the reply of an accepted command carries its events; ``none``: no reply at
+             all (a submitter that never waits, e.g. the bots, which read outcomes; it saves Redis a reply
+             list per command). Not part of the command's content, nor of its proof
     payload  the command as a JSON object (at most MAX_PAYLOAD bytes); the worker sets ``payload["seat"]``
              from ``seat`` and rejects a payload that names another seat
 
@@ -124,6 +125,15 @@ class CommandEnvelope(_Strict):
     reply_events: bool = False
     """Ask for the command's events in the reply (the gateway does, to answer without reading them back); not
     part of the command's content: a retry with or without it is the same command."""
+    no_reply: bool = False
+    """Push no reply (the submitter never waits on it; it reads the stored outcome if it cares). Not part of
+    the command's content either."""
+
+    @model_validator(mode="after")
+    def _one_reply_mode(self) -> CommandEnvelope:
+        if self.no_reply and self.reply_events:
+            raise ValueError("reply_events and no_reply exclude each other")
+        return self
 
     @classmethod
     def signed(
@@ -136,6 +146,7 @@ class CommandEnvelope(_Strict):
         payload: dict[str, Any],
         expected_version: int | None = None,
         reply_events: bool = False,
+        no_reply: bool = False,
     ) -> CommandEnvelope:
         """An envelope whose proof is computed with the seat's ``key`` (:func:`seat_key` of its token)."""
         proof = command_proof(key, game_id, seat, command_id, expected_version, payload)
@@ -147,6 +158,7 @@ class CommandEnvelope(_Strict):
             expected_version=expected_version,
             payload=payload,
             reply_events=reply_events,
+            no_reply=no_reply,
         )
 
     @property
@@ -180,6 +192,8 @@ class CommandEnvelope(_Strict):
             fields["ver"] = str(self.expected_version).encode()
         if self.reply_events:
             fields["reply"] = b"events"
+        elif self.no_reply:
+            fields["reply"] = b"none"
         return fields
 
 
@@ -235,10 +249,12 @@ class CreateEnvelope(_Strict):
 
 
 class RejectionInfo(_Strict):
-    """A typed refusal: stable machine-readable ``code`` and a plain sentence."""
+    """A typed refusal: stable machine-readable ``code``, a plain sentence and the ids of the rulings the command
+    broke (a rules rejection's; empty for the service's own refusals)."""
 
     code: str
     message: str
+    rulings: tuple[str, ...] = ()
 
 
 class Outcome(_Strict):
@@ -388,6 +404,7 @@ def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> C
                 expected_version=_int(fields, b"ver", ids),
                 payload=_json(fields, b"payload", ids, max_payload),
                 reply_events=fields.get(b"reply") == b"events",
+                no_reply=fields.get(b"reply") == b"none",
             )
         if kind == b"create":
             name = _text(fields, b"name")

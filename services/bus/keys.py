@@ -10,7 +10,7 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:cmds                     stream   commands in (consumer group ``rules``)
     throne:{s17}:lease                    string   "<fencing token>:<worker id>", with a TTL
     throne:{s17}:fence                    counter  the last fencing token handed out
-    throne:{s17}:feed                     stream   every event of every game of the shard, for projections
+    throne:{s17}:feed                     stream   one entry per commit of the shard (game, versions), for followers
     throne:{s17}:dead                     stream   dead letters: unprocessable entries, with the reason
     throne:{s17}:games                    zset     live games by creation time (ms)
     throne:{s17}:ended                    zset     ended games by end time (ms), waiting to be archived
@@ -92,7 +92,7 @@ class Layout:
         return f"{self.tag(shard)}:fence"
 
     def feed(self, shard: int) -> str:
-        """The shard's event feed for projections."""
+        """The shard's feed: one entry per commit (game, first and last version; no event bodies)."""
         return f"{self.tag(shard)}:feed"
 
     def dead(self, shard: int) -> str:

@@ -26,6 +26,9 @@ from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
 from services.gateway.app import create_app
 from services.gateway.asyncbus import SOCKET_TIMEOUT
+from services.gateway.boardlinks import BoardLinks
+from services.gateway.cors import ENV as CORS_ENV
+from services.gateway.cors import parse_origins
 from services.gateway.limits import Limits
 from services.gateway.protocol import server_config
 from services.log import configure, get_logger
@@ -56,7 +59,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-header", type=int, default=d.max_header, help="largest request head in bytes")
     p.add_argument("--read-timeout", type=float, default=d.read_timeout, help="seconds to send a whole request")
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    p.add_argument(
+        "--cors-origin", action="append", default=None,
+        help=f"a web origin whose pages may call the gateway (repeatable, or comma-separated; '*' any; default: env "
+        f"{CORS_ENV}, else none)",
+    )  # fmt: skip
     args = p.parse_args(argv)
+    try:
+        origins = parse_origins(args.cors_origin if args.cors_origin is not None else [os.environ.get(CORS_ENV, "")])
+        links = BoardLinks.from_env()
+    except ValueError as exc:
+        p.error(str(exc))
 
     configure(args.log_level)
     for module in args.plugin:
@@ -79,12 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     for thread in threads:
         thread.start()
-    app = create_app(client, layout, limits=limits)
+    app = create_app(client, layout, limits=limits, cors_origins=origins, board_links=links)
     get_logger("gateway").info(
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
-        embedded=embedded, in_process=[t.name for t in threads],
+        embedded=embedded, in_process=[t.name for t in threads], cors_origins=origins,
     )  # fmt: skip
-    server = uvicorn.Server(server_config(app, args.host, args.port, limits, log_level="warning", access_log=False))
+    server = _Server(server_config(app, args.host, args.port, limits, log_level="warning", access_log=False))
 
     def _on_signal(signum: int, frame: FrameType | None) -> None:
         # While serving, uvicorn's own handler shuts down gracefully, then re-raises the signal once our handler
@@ -101,6 +114,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         for thread in threads:
             thread.join(10)
     return 0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, saying where it listens once its sockets are bound (uvicorn's own line is below the
+    warning level the gateway runs it at)."""
+
+    async def startup(self, sockets: list[Any] | None = None) -> None:
+        await super().startup(sockets)
+        if self.should_exit:  # could not bind: uvicorn has logged why
+            return
+        for url in listening_urls(self):
+            get_logger("gateway").info("gateway.listening", url=url, docs=f"{url}/docs")
+            print(f"throne gateway listening on {url} (API docs: {url}/docs)", flush=True)
+
+
+def listening_urls(server: uvicorn.Server) -> list[str]:
+    """The base URL of each socket ``server`` listens on (the real port when it was asked for port 0)."""
+    urls = []
+    for each in getattr(server, "servers", ()):
+        for sock in each.sockets:
+            host, port = sock.getsockname()[:2]
+            urls.append(f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}")
+    return urls
 
 
 def _in_process_loops(args: argparse.Namespace, layout: Layout, embedded: bool) -> list[tuple[str, Any]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import anyio.to_thread
@@ -15,11 +15,15 @@ from projections.api import ReadModels
 from services.bus.client import BusClient
 from services.bus.keys import Layout
 from services.gateway.asyncbus import AsyncBus, async_twin
+from services.gateway.boardlinks import BoardLinks
+from services.gateway.cors import install_cors, origins_from_env
+from services.gateway.docs import install_docs
 from services.gateway.errors import install_handlers
 from services.gateway.fanout import FeedHub
 from services.gateway.feed import router as feed_router
 from services.gateway.games import Directory
 from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
+from services.gateway.openapi import install_openapi, operation_id
 from services.gateway.routes import router
 from services.gateway.service import Gateway
 
@@ -33,7 +37,13 @@ HTTP and WebSocket gateway of **throne**, an event-sourced referee of board game
 * `GET /games/{id}/seats/{seat}/view`: the seat's view and legal commands;
   `WS /games/{id}/seats/{seat}/feed?after=N`: its events after version N, then live (resumable).
 * `POST /games/{id}/chat`: one line of text in, the board as text and a numbered menu of moves out.
-* Scoreboard, leaderboard, replay, audit, verification, SVG board; JSON Schemas under `/schemas`.
+* Scoreboard, leaderboard, replay, audit (every event and refused command; a seat reads its own refusals at
+  any time), verification, SVG board; JSON Schemas under `/schemas`; each game's rules reference under `/rules`.
+* `POST /games/{id}/board-links`: a short-lived signed link to the seat's SVG board, for an `<img src>` (the
+  link holds no token).
+
+Views, commands and events are typed with each installed game's own schemas (components `<game>.View`,
+`<game>.Command`, `<game>.Event`).
 
 Every error is `{"error": {"code": "...", "message": "..."}}`.
 """
@@ -49,6 +59,8 @@ def create_app(
     read_models: Any = None,
     cache_size: int = 1000,
     threads: int = 64,
+    cors_origins: Sequence[str] | None = None,
+    board_links: BoardLinks | None = None,
 ) -> FastAPI:
     """The gateway application over ``client`` (synchronous Redis) and ``layout``.
 
@@ -57,6 +69,9 @@ def create_app(
     (default: another one on the same server). ``read_models``: the projections' query API (default:
     ``projections.api.ReadModels``).
     ``threads``: size of the thread pool for blocking work (Redis reads, folding, read models).
+    ``cors_origins``: the web origins whose pages may call the gateway (default: env ``THRONE_CORS_ORIGINS``,
+    else none; see :mod:`services.gateway.cors`). ``board_links``: signs and checks board links (default: the
+    key of env ``THRONE_LINK_KEY``, else a random one; see :mod:`services.gateway.boardlinks`).
     """
     layout = layout or Layout.from_env()
     limits = limits or Limits()
@@ -72,7 +87,11 @@ def create_app(
             with contextlib.suppress(Exception):
                 await each.aclose()
 
-    app = FastAPI(title="throne gateway", version="1", description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="throne gateway", version="1", description=DESCRIPTION, lifespan=lifespan, docs_url=None,
+        redoc_url=None, generate_unique_id_function=operation_id,
+    )  # fmt: skip
+    app.state.board_links = board_links if board_links is not None else BoardLinks.from_env()
     app.state.gateway = Gateway(
         client=client,
         layout=layout,
@@ -92,6 +111,8 @@ def create_app(
     install_handlers(app)
     app.include_router(router)
     app.include_router(feed_router)
+    install_docs(app)
+    install_openapi(app)
     # Added last = outermost: the rate check runs first, then the body bound, then routing.
     app.add_middleware(BodySizeLimit, max_body=limits.max_body)  # type: ignore[arg-type]
     app.add_middleware(
@@ -100,4 +121,5 @@ def create_app(
         addresses=TokenBuckets(limits.address_rate, limits.address_burst, limits.max_keys),
         exempt=("/health",),
     )
+    install_cors(app, origins_from_env() if cors_origins is None else cors_origins)  # outermost: see install_cors
     return app

@@ -14,10 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fastapi.security import HTTPBearer
+
 from services.gateway.errors import FORBIDDEN_SEAT, UNAUTHORIZED, ApiError
 from services.gateway.games import GameInfo
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="throne"'}
+SCHEME = "seatToken"
+"""The name of the bearer security scheme in the OpenAPI document."""
+SEAT_TOKEN = HTTPBearer(
+    scheme_name=SCHEME,
+    bearerFormat="opaque seat token",
+    description="A seat's secret token, as POST /games returned it: it acts and sees for that seat only.",
+    auto_error=False,  # declares the scheme; the routes check the token themselves (typed 401/403)
+)
+"""Security dependency of the routes that need (or take) a seat's token: it only documents the scheme."""
 
 
 def bearer_token(headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> str | None:

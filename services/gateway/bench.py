@@ -61,7 +61,7 @@ def running_gateway(url: str, layout: Layout) -> Iterator[str]:
         "--log-level", "warning",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)  # (its "listening on" line)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20

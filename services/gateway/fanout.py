@@ -229,10 +229,11 @@ class FeedHub:
                 continue
             try:
                 version = int(fields.get(b"v", b"0"))
+                first = int(fields.get(b"f", version))  # one entry per commit: versions f .. v
             except ValueError:
                 continue
             if game.delivered is None and not game.first_seen:
-                game.first_seen = version
+                game.first_seen = first
             if version > game.wanted:
                 game.wanted = version
                 self._dirty.add(raw.decode())

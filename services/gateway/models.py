@@ -18,6 +18,7 @@ from services.bus.client import BOT_KIND_RE
 from services.bus.envelope import MAX_PLAYERS
 from services.bus.keys import COMMAND_ID_RE
 from services.bus.names import MAX_NAME, PlayerIds, PlayerNames
+from services.gateway.boardlinks import DEFAULT_TTL, MAX_TTL
 
 MAX_INT = 2**63 - 1
 """Largest integer accepted in a command or settings (and the smallest is ``-2**63``): a signed 64-bit integer."""
@@ -165,17 +166,6 @@ class SeatEvent(BaseModel):
     event: dict[str, Any] | None
 
 
-class CommandResult(BaseModel):
-    """An accepted command: the versions of the events it caused, and those events as the seat sees them."""
-
-    status: Literal["accepted"] = "accepted"
-    command_id: str
-    first_version: int
-    version: int
-    over: bool
-    events: list[SeatEvent]
-
-
 class LegalCommand(BaseModel):
     """A command the seat may send now, with a readable label."""
 
@@ -188,6 +178,7 @@ class SeatView(BaseModel):
     """The game as one seat (or a spectator, ``seat`` None) sees it, and what that seat may do."""
 
     game_id: str
+    game: str = Field(description="the game's name: which game's view ``view`` is")
     seat: int | None
     version: int
     over: bool
@@ -204,6 +195,19 @@ class NarratedEvent(SeatEvent):
 
     text: str | None = None
     quiet: bool = False
+
+
+class CommandResult(BaseModel):
+    """An accepted command: the versions of the events it caused, and those events as the seat sees them, each
+    with its narration (``text``: what happened in plain words, as this seat may know it)."""
+
+    status: Literal["accepted"] = "accepted"
+    game: str = Field(description="the game's name: which game's events ``events`` holds")
+    command_id: str
+    first_version: int
+    version: int
+    over: bool
+    events: list[NarratedEvent]
 
 
 class MenuGroup(BaseModel):
@@ -232,6 +236,7 @@ class SeatEvents(BaseModel):
     (its own events route only)."""
 
     game_id: str
+    game: str = Field(description="the game's name: which game's events ``events`` holds")
     seat: int | None
     version: int
     over: bool
@@ -306,3 +311,23 @@ class ChatReply(BaseModel):
     listing: Listing
     messages: list[str]
     max_chars: int
+
+
+class BoardLinkRequest(_Request):
+    """Ask for a short-lived link to the token's seat's board (for an ``<img src>``; the link holds no token)."""
+
+    version: Version | None = Field(
+        default=None, description="the board after this version; left out: the latest board whenever it is shown"
+    )
+    ttl: int = Field(default=DEFAULT_TTL, ge=1, le=MAX_TTL, description=f"seconds the link lasts (at most {MAX_TTL})")
+
+
+class BoardLink(BaseModel):
+    """A signed link to one seat's SVG board: ``url`` is a path on this gateway (no token in it) that anyone
+    holding it may load until ``expires`` (Unix seconds); changing any part of it breaks its signature."""
+
+    url: str
+    game_id: str
+    seat: int
+    version: int | Literal["latest"]
+    expires: int

@@ -8,14 +8,16 @@ Who may see what:
   commands and chat; another seat's are refused (403 ``forbidden_seat``);
 * once a game is over everything is public: any seat's replay and board, the audit and the verification.
   While it runs, audit and verification are refused (403 ``game_running``): both show every recorded event
-  and command in full, sealed votes included.
+  and command in full, sealed votes and refused commands included; a seat's token may read the audit of its own
+  refused commands (``?seat=``) at any time, since what a seat sent is that seat's own;
+* anyone: each game's rules reference (``/rules/{game}``, ``/rules/{game}/{ruling_id}``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.responses import PlainTextResponse
 
 from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
@@ -24,7 +26,8 @@ from services.bus.client import GameNotCreated
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 from services.gateway import chatting
 from services.gateway import errors as E
-from services.gateway.auth import bearer_token, seat_of
+from services.gateway.auth import SCHEME, SEAT_TOKEN, bearer_token, seat_of
+from services.gateway.boardlinks import LATEST, BadLink, BoardLinks
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
 from services.gateway.games import History, Position
 from services.gateway.models import (
@@ -32,6 +35,8 @@ from services.gateway.models import (
     MAX_CHAT_CHARS,
     MAX_VERSION,
     MIN_CHAT_CHARS,
+    BoardLink,
+    BoardLinkRequest,
     ChatReply,
     ChatRequest,
     CommandRequest,
@@ -48,7 +53,7 @@ from services.gateway.models import (
 from services.gateway.narration import narrate, plugin_of, turn
 from services.gateway.service import Gateway, rejection_error
 from services.rules.contract import GamePlugin
-from services.rules.registry import game_names
+from services.rules.registry import game_names, get_game
 
 
 def _known_query_only(request: Request) -> None:
@@ -75,8 +80,9 @@ AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game
 _ERROR_TEXTS = {
     400: "not_json / bad_request",
     401: "unauthorized: no token, or not a seat token of this game",
-    403: "forbidden_seat: the token of another seat; game_running",
-    404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game)",
+    403: "forbidden_seat: the token of another seat; game_running; bad_link_signature, link_expired (board links)",
+    404: "unknown_game / not_found / unknown_command / bad_version, bad_seat (no such version or seat in the game); "
+    "unknown_game_name, unknown_ruling (rules routes)",
     405: "method_not_allowed",
     408: "request_timeout: the request did not arrive whole in time",
     409: "a rules rejection (the game's own code, e.g. not_your_turn), stale_version, command_id_conflict, "
@@ -97,6 +103,10 @@ PICTURE_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"content": _ERROR_JSON, "description": text} for code, text in _ERROR_TEXTS.items()
 }
 """The same for a route whose answer is a picture or text: its errors are still JSON."""
+SEAT = [Security(SEAT_TOKEN)]
+"""Dependencies of a route that needs a seat's token (declares the bearer scheme on it in the document)."""
+MAY_TAKE_SEAT = {"security": [{}, {SCHEME: []}]}
+"""``openapi_extra`` of a route that takes a seat's token only for a seat's own picture while the game runs."""
 _READ_STATUS = {
     E.UNKNOWN_GAME: 404, "bad_version": 404, "bad_seat": 404, "unknown_game_name": 422, "bad_page": 422,
 }  # fmt: skip
@@ -166,7 +176,9 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
     )
 
 
-@router.post("/games/{game_id}/commands", response_model=CommandResult, responses=ERRORS, tags=["commands"])
+@router.post(
+    "/games/{game_id}/commands", response_model=CommandResult, responses=ERRORS, tags=["commands"], dependencies=SEAT
+)
 async def send_command(body: CommandRequest, request: Request, game_id: str = GameId) -> CommandResult:
     """Send a command for the token's seat and get its outcome: the events it caused, or a typed rejection."""
     gw = _gw(request)
@@ -179,7 +191,13 @@ async def send_command(body: CommandRequest, request: Request, game_id: str = Ga
     return await gw.result(outcome, seat)
 
 
-@router.get("/games/{game_id}/commands/{command_id}", response_model=CommandResult, responses=ERRORS, tags=["commands"])
+@router.get(
+    "/games/{game_id}/commands/{command_id}",
+    response_model=CommandResult,
+    responses=ERRORS,
+    tags=["commands"],
+    dependencies=SEAT,
+)
 async def command_outcome(
     request: Request, game_id: str = GameId, command_id: str = Path(pattern=COMMAND_ID_RE.pattern)
 ) -> CommandResult:
@@ -198,7 +216,9 @@ async def command_outcome(
 
 
 # --- views and events -------------------------------------------------------------------------------------
-@router.get("/games/{game_id}/seats/{seat}/view", response_model=SeatView, responses=ERRORS, tags=["views"])
+@router.get(
+    "/games/{game_id}/seats/{seat}/view", response_model=SeatView, responses=ERRORS, tags=["views"], dependencies=SEAT
+)
 def seat_view(request: Request, game_id: str = GameId, seat: int = SeatNo) -> SeatView:
     """The game as this seat sees it, and the commands it may send now (with labels). Needs the seat's token."""
     gw = _gw(request)
@@ -213,7 +233,13 @@ def spectator_view(request: Request, game_id: str = GameId) -> SeatView:
     return gw.seat_view(gw.position(game_id), None)
 
 
-@router.get("/games/{game_id}/seats/{seat}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
+@router.get(
+    "/games/{game_id}/seats/{seat}/events",
+    response_model=SeatEvents,
+    responses=ERRORS,
+    tags=["views"],
+    dependencies=SEAT,
+)
 def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = After) -> SeatEvents:
     """This seat's events after version ``after`` (the polling twin of the WebSocket feed). Needs its token."""
     gw = _gw(request)
@@ -222,7 +248,7 @@ def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, aft
     plugin = plugin_of(pos)
     message = turn(plugin, pos.state, pos.version, seat)
     return SeatEvents(
-        game_id=game_id, seat=seat, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.info.name, seat=seat, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
     )  # fmt: skip
 
@@ -233,7 +259,7 @@ def spectator_events(request: Request, game_id: str = GameId, after: int = After
     gw = _gw(request)
     pos, items = gw.history(game_id, after)
     return SeatEvents(
-        game_id=game_id, seat=None, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.info.name, seat=None, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin_of(pos), pos, items, None),
     )  # fmt: skip
 
@@ -248,7 +274,7 @@ def _narrated(gw: Gateway, plugin: GamePlugin, pos: Position, items: History, se
 
 
 # --- chat -------------------------------------------------------------------------------------------------
-@router.post("/games/{game_id}/chat", response_model=ChatReply, responses=ERRORS, tags=["chat"])
+@router.post("/games/{game_id}/chat", response_model=ChatReply, responses=ERRORS, tags=["chat"], dependencies=SEAT)
 async def chat(
     body: ChatRequest,
     request: Request,
@@ -311,7 +337,7 @@ def leaderboard(
     return JsonResponse(_read(_gw(request), "leaderboard", game, offset, limit))
 
 
-@router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"])
+@router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"], openapi_extra=MAY_TAKE_SEAT)
 def replay(
     request: Request,
     game_id: str = GameId,
@@ -325,11 +351,21 @@ def replay(
 
 
 @router.get("/games/{game_id}/audit", responses=ERRORS, tags=["read models"])
-def audit(request: Request, game_id: str = GameId, version: int | None = AtVersion) -> JsonResponse:
-    """Why each event happened (command, sender, time, rulings); public once the game is over."""
+def audit(
+    request: Request,
+    game_id: str = GameId,
+    version: int | None = AtVersion,
+    seat: int | None = Query(None, ge=0, lt=64, description="a seat: only its own refused commands (its token)"),
+) -> JsonResponse:
+    """Why each event happened (command, sender, time, rulings with their texts) and every refused command
+    (who, when, the command, its code, the sentence its sender was told, the rulings); public once the game is
+    over. With ``seat`` and that seat's token, while the game runs too: that seat's own refused commands."""
     gw = _gw(request)
-    _finished(gw, game_id, "audit")
-    return JsonResponse(_read(gw, "audit", game_id, version))
+    if seat is not None:
+        _may_see_seat(gw, request, game_id, seat)
+    else:
+        _finished(gw, game_id, "audit")
+    return JsonResponse(_read(gw, "audit", game_id, version, seat))
 
 
 @router.get("/games/{game_id}/verify", responses=ERRORS, tags=["read models"])
@@ -345,6 +381,7 @@ def verify(request: Request, game_id: str = GameId) -> JsonResponse:
     responses={**PICTURE_ERRORS, 200: {"content": {"image/svg+xml": {}}}},
     response_class=Response,
     tags=["read models"],
+    openapi_extra=MAY_TAKE_SEAT,
 )
 def board_svg(
     request: Request,
@@ -359,7 +396,11 @@ def board_svg(
 
 
 @router.get(
-    "/games/{game_id}/board.txt", response_class=PlainTextResponse, responses=PICTURE_ERRORS, tags=["read models"]
+    "/games/{game_id}/board.txt",
+    response_class=PlainTextResponse,
+    responses=PICTURE_ERRORS,
+    tags=["read models"],
+    openapi_extra=MAY_TAKE_SEAT,
 )
 def board_text(
     request: Request,
@@ -373,25 +414,117 @@ def board_text(
     return PlainTextResponse(_read(gw, "board_text", game_id, version, seat))
 
 
+# --- rules references -------------------------------------------------------------------------------------
+def _reference(game: str) -> dict[str, Any]:
+    if game not in game_names():
+        raise ApiError(404, "unknown_game_name", f"no game called {game[:64]!r}; known: {', '.join(game_names())}")
+    return {rid: ruling.to_dict() for rid, ruling in get_game(game).rulings().items()}
+
+
+@router.get("/rules/{game}", responses=ERRORS, tags=["rules"])
+def rules_reference(game: str = Path(pattern=GAME_NAME_RE, description="a game's name")) -> JsonResponse:
+    """A game's rules reference: every ruling id its events and refusals may cite, with its title and text (the
+    project's own words; the product's rulings have the full statements)."""
+    rulings = _reference(game)
+    return JsonResponse({"game": game, "rulings": list(rulings.values())})
+
+
+@router.get("/rules/{game}/{ruling_id}", responses=ERRORS, tags=["rules"])
+def ruling(
+    game: str = Path(pattern=GAME_NAME_RE, description="a game's name"),
+    ruling_id: str = Path(pattern=r"^[A-Z]{1,4}[0-9]{1,3}$", description="a ruling id, e.g. X4 or K27"),
+) -> JsonResponse:
+    """One ruling of a game's rules reference: ``{"game", "id", "title", "text"}``; 404 ``unknown_ruling``."""
+    found = _reference(game).get(ruling_id)
+    if found is None:
+        raise ApiError(404, "unknown_ruling", f"{game} has no ruling {ruling_id}")
+    return JsonResponse({"game": game, **found})
+
+
+# --- board links -----------------------------------------------------------------------------------------
+def _links(request: Request) -> BoardLinks:
+    return request.app.state.board_links  # type: ignore[no-any-return]
+
+
+@router.post(
+    "/games/{game_id}/board-links",
+    status_code=201,
+    response_model=BoardLink,
+    responses=ERRORS,
+    tags=["read models"],
+    dependencies=SEAT,
+)
+async def create_board_link(body: BoardLinkRequest, request: Request, game_id: str = GameId) -> BoardLink:
+    """A short-lived link to the token's seat's board as SVG, for an ``<img src>``: the link holds no token, only
+    a signature of (game, seat, version, expiry); it shows that seat's board, with its secrets, until it
+    expires (``ttl`` seconds, at most an hour). ``version`` left out: the latest board whenever it is loaded."""
+    gw = _gw(request)
+    seat = seat_of(await gw.info(game_id), _token(request))
+    if body.version is not None:
+        pos = await gw.position_async(game_id)
+        if body.version > pos.version:
+            raise ApiError(404, "bad_version", f"game {game_id} has events 0..{pos.version}, not {body.version}")
+    url, expires = _links(request).make(game_id, seat, body.version, body.ttl)
+    version = LATEST if body.version is None else body.version
+    return BoardLink(url=url, game_id=game_id, seat=seat, version=version, expires=expires)
+
+
+@router.get(
+    "/games/{game_id}/seats/{seat}/board.svg",
+    responses={**PICTURE_ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+    response_class=Response,
+    tags=["read models"],
+)
+def linked_board(
+    request: Request,
+    game_id: str = GameId,
+    seat: int = SeatNo,
+    version: str = Query(pattern=r"^(latest|0|[1-9][0-9]{0,15})$", description="as the link says"),
+    expires: int = Query(ge=0, le=MAX_VERSION, description="as the link says (Unix seconds)"),
+    signature: str = Query(pattern=r"^[A-Za-z0-9_-]{43}$", description="as the link says"),
+) -> Response:
+    """A seat's board as SVG through a link made by ``POST /games/{id}/board-links`` (no token needed: the
+    signature is the permission). An altered link is 403 ``bad_link_signature``, an old one 403
+    ``link_expired``."""
+    links = _links(request)
+    try:
+        at = links.check(game_id, seat, version, expires, signature)
+    except BadLink as exc:
+        raise ApiError(403, exc.code, exc.message) from None
+    svg = _read(_gw(request), "board_svg", game_id, at, seat)
+    # A fixed version never changes (cache it while the link lasts); the latest board must be asked again.
+    cache = "private, no-cache" if at is None else f"private, max-age={links.remaining(expires)}"
+    headers = {"Cache-Control": cache, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
+    return Response(svg, media_type="image/svg+xml", headers=headers)
+
+
+SCHEMA_KINDS = ("commands", "events", "views")
+
+
 # --- schemas and health -----------------------------------------------------------------------------------
 @router.get("/schemas", tags=["schemas"])
 def schemas() -> JsonResponse:
-    """The games whose command and event JSON Schemas can be downloaded."""
+    """The games whose command, event and view JSON Schemas can be downloaded."""
     from events.schemas import ADAPTERS
 
     games = sorted({name.split(".")[0] for name in ADAPTERS})
     return JsonResponse(
-        {"games": [{"game": g, "commands": f"/schemas/commands/{g}", "events": f"/schemas/events/{g}"} for g in games]}
+        {
+            "games": [
+                {"game": g, **{kind: f"/schemas/{kind}/{g}" for kind in SCHEMA_KINDS if f"{g}.{kind}" in ADAPTERS}}
+                for g in games
+            ]
+        }
     )
 
 
 @router.get("/schemas/{kind}/{game}", responses=ERRORS, tags=["schemas"])
 def schema(kind: str, game: str) -> JsonResponse:
-    """The JSON Schema (draft 2020-12) of a game's commands or events."""
+    """The JSON Schema (draft 2020-12) of a game's commands, events or views."""
     from events.schemas import ADAPTERS, schema_of
 
     name = f"{game}.{kind}"
-    if kind not in ("commands", "events") or name not in ADAPTERS:
+    if kind not in SCHEMA_KINDS or name not in ADAPTERS:
         raise ApiError(404, "unknown_schema", f"no schema {kind}/{game}")
     return JsonResponse(schema_of(name), headers={"Content-Disposition": f'inline; filename="{name}.schema.json"'})
 

@@ -26,7 +26,8 @@ from services.gateway.asyncbus import AsyncBus
 from services.gateway.errors import ApiError
 from services.gateway.games import Directory, GameInfo, History, NoSuchGame, Position, label_of, seat_event
 from services.gateway.limits import Limits
-from services.gateway.models import CommandResult, LegalCommand, SeatEvent, SeatView
+from services.gateway.models import CommandResult, LegalCommand, NarratedEvent, SeatEvent, SeatView
+from services.gateway.narration import narrate
 from services.log import get_logger
 
 # HTTP status of a rejection, by code; every other code (the game's own: not_your_turn, ...) is 409.
@@ -148,6 +149,7 @@ class Gateway:
                 )
         return SeatView(
             game_id=pos.info.game_id,
+            game=pos.info.name,
             seat=seat,
             version=pos.version,
             over=pos.over,
@@ -222,18 +224,26 @@ class Gateway:
         return outcome
 
     async def result(self, outcome: Outcome, seat: int) -> CommandResult:
-        """An accepted outcome with its events as ``seat`` sees them; a refusal raised as a typed error."""
+        """An accepted outcome with its events as ``seat`` sees them, each narrated as that seat may know it;
+        a refusal raised as a typed error."""
         if not outcome.accepted:
             raise rejection_error(outcome)
         first = outcome.first_version or (outcome.version or 0) + 1
         answered = await self._from_reply(outcome, first)
         pos, items = answered if answered is not None else await self.history_async(outcome.game_id, first - 1)
+        last = outcome.version
+        own = items if last is None else [item for item in items if item[0] <= last]
+        shown = [e.event for e in self.seat_events(pos, own, seat)]
         return CommandResult(
+            game=pos.info.name,
             command_id=outcome.command_id,
             first_version=first,
             version=outcome.version or 0,
             over=outcome.over,
-            events=self.seat_events(pos, items, seat, upto=outcome.version),
+            events=[
+                NarratedEvent(version=n.version, event=n.event, text=n.text, quiet=n.quiet)
+                for n in narrate(pos.info.game, pos, own, seat, shown)
+            ],
         )
 
     async def _from_reply(self, outcome: Outcome, first: int) -> tuple[Position, History] | None:
@@ -264,4 +274,5 @@ def rejection_error(outcome: Outcome) -> ApiError:
     code = rej.code if rej is not None else outcome.status
     message = rej.message if rej is not None else "the command was not accepted"
     status = _REJECTION_STATUS.get(code, 503 if outcome.status == "dead_letter" else 409)
-    return ApiError(status, code, message, command_id=outcome.command_id, version=outcome.version)
+    rulings = list(rej.rulings) if rej is not None else []
+    return ApiError(status, code, message, command_id=outcome.command_id, version=outcome.version, rulings=rulings)

@@ -23,6 +23,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 import orjson
 
 from events.base import Rejection
+from services.rules.reference import Ruling, load_reference
 
 State = TypeVar("State")
 Event = Any
@@ -195,6 +196,9 @@ class Presenter(Generic[State]):
     """Event types a move-by-move narration (demo, terminal) may leave out: they only move the game along."""
     leaderboard: LeaderboardSpec = LeaderboardSpec()
     """What the game's leaderboard averages (``score_label``) and how it counts a shared victory."""
+    flow_events: frozenset[str] = frozenset()
+    """Event types the game's own flow records by itself (a phase or round opening, a tally, an automatic step):
+    no seat chose them, though they are committed with the command after which the game ran on."""
 
     def __init__(self, rules: GameRules[State]) -> None:
         self.rules = rules
@@ -240,6 +244,12 @@ class Presenter(Generic[State]):
         """Why an event happened, for a referee: the decision, its deciding inputs, the rulings cited."""
         rulings = ", ".join(getattr(event, "rulings", ()) or ()) or "none"
         return f"{self.describe(event, players)} [rulings: {rulings}]"
+
+    def flow_event(self, event: Event) -> bool:
+        """Whether the game's own flow recorded ``event`` (an automatic step no seat chose, such as an old-age death
+        or a phase opening) rather than the command it was committed with; the audit words the two differently.
+        The default: its type is one of :attr:`flow_events`."""
+        return str(getattr(event, "type", "")) in self.flow_events
 
     def narrate(self, event: Event, seat: int | None, state: State, players: Sequence[str] = ()) -> str | None:
         """``event`` in plain words as ``seat`` (None: a spectator) may know it at ``state`` (the reader's moment,
@@ -343,6 +353,8 @@ class GamePlugin:
     """JSON Schema of the table settings (for clients and validation at the edge)."""
     command_schema: JSON | None = None
     event_schema: JSON | None = None
+    view_schema: JSON | None = None
+    """JSON Schema of what ``Presenter.view`` returns (the gateway's OpenAPI document types views with it)."""
     bench_sections: tuple[Callable[[Any], JSON], ...] = ()
     """The game's own ``make bench`` sections (``(ctx) -> figures``, see services/bench.py), e.g. a bot's
     win rate."""
@@ -351,3 +363,8 @@ class GamePlugin:
     def name(self) -> str:
         """The game's registry name."""
         return self.rules.name
+
+    def rulings(self) -> Mapping[str, Ruling]:
+        """The rulings of :attr:`rules_reference` by id (title and text, the project's own words), parsed once per
+        process; empty for a game without a reference."""
+        return load_reference(self.rules_reference)

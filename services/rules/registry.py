@@ -13,7 +13,6 @@ import threading
 from importlib.metadata import EntryPoint, entry_points
 
 from services.rules.contract import GamePlugin
-from services.rules.legacy import LegacyDecider
 
 GROUP = "throne.games"
 DEFAULT_GROUP = "throne.default_game"
@@ -21,7 +20,6 @@ DEFAULT_GROUP = "throne.default_game"
 
 _registered: dict[str, GamePlugin] = {}
 _loaded: dict[str, GamePlugin] = {}
-_deciders: dict[str, LegacyDecider] = {}
 _points: list[dict[str, EntryPoint]] = []  # the installed entry points, read once (clear_cache reads them again)
 _lock = threading.Lock()
 
@@ -44,14 +42,12 @@ def register_game(plugin: GamePlugin) -> None:
         raise TypeError(f"register_game takes a GamePlugin, not {type(plugin).__name__}")
     with _lock:
         _registered[plugin.name] = plugin
-        _deciders.pop(plugin.name, None)
 
 
 def unregister_game(name: str) -> None:
     """Forget a game registered with :func:`register_game` (tests)."""
     with _lock:
         _registered.pop(name, None)
-        _deciders.pop(name, None)
 
 
 def clear_cache() -> None:
@@ -59,7 +55,6 @@ def clear_cache() -> None:
     (after a package was installed, or a test put a distribution on ``sys.path``)."""
     with _lock:
         _loaded.clear()
-        _deciders.clear()
         _points.clear()
 
 
@@ -112,14 +107,3 @@ def _load(point: EntryPoint) -> GamePlugin:
     if plugin.name != point.name:
         raise ValueError(f"entry point {point.name} = {point.value} is the game {plugin.name!r}")
     return plugin
-
-
-def get_decider(name: str) -> LegacyDecider:
-    """Deprecated (issue [2/7]): the game ``name`` behind the old 21-method Decider interface, for the parts of
-    the service not migrated to :func:`get_game` yet. Raises :class:`UnknownGame` (a KeyError)."""
-    found = _deciders.get(name)
-    if found is None:
-        found = LegacyDecider(get_game(name))
-        with _lock:
-            found = _deciders.setdefault(name, found)
-    return found

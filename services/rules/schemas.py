@@ -1,5 +1,6 @@
 """``python -m services.rules.schemas`` (``make schemas``): write the JSON Schemas of every installed game's
-commands and events (``GamePlugin.command_schema`` / ``event_schema``) into events/schemas/."""
+commands, events and views (``GamePlugin.command_schema`` / ``event_schema`` / ``view_schema``) into
+events/schemas/."""
 
 from __future__ import annotations
 
@@ -11,8 +12,12 @@ from services.rules.registry import game_names, get_game
 
 
 def schemas_of(game: GamePlugin) -> dict[str, JSON]:
-    """The schemas a game declares, by file name (``<game>.commands``, ``<game>.events``)."""
-    found = {f"{game.name}.commands": game.command_schema, f"{game.name}.events": game.event_schema}
+    """The schemas a game declares, by file name (``<game>.commands``, ``<game>.events``, ``<game>.views``)."""
+    found = {
+        f"{game.name}.commands": game.command_schema,
+        f"{game.name}.events": game.event_schema,
+        f"{game.name}.views": game.view_schema,
+    }
     return {name: schema for name, schema in found.items() if schema is not None}
 
 

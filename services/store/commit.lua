@@ -18,7 +18,7 @@ ARGV
   11 status after: "" (unchanged) | "active" | "over"
   12 snapshot version ("" for none)
   13 snapshot bytes
-  14 reply ttl (ms)
+  14 reply ttl (ms; 0: push no reply, the submitter never waits)
   15 outcome ttl (ms, 0 keeps it forever)
   16 feed maxlen (approximate trim)
   17 command log kind: "cmd" | "create" | "" (nothing to log: dead letters, entries without a usable game)
@@ -41,7 +41,9 @@ counts rejections judged at that version), so the command behind event v is the 
 `<v>-0`. Fields: `id` command id, `k` kind, `seat`, `p` command JSON, `rcv` ms the command entered the stream
 (from its entry id), `at` ms of the commit, `o` the outcome JSON. The meta hash counts every rejection of a
 seat in `rejected.<seat>` (`rejected.new` for creations, `rejected._` for no usable seat), kept or not.
-Events and feed entries carry `t`, the ms of the commit.
+Events and feed entries carry `t`, the ms of the commit. The shard feed gets one entry per commit: `g` game,
+`f` and `v` the first and last version it wrote, `n` game name, `c` command id, `t`; no event bodies (see
+services/store/eventstore.py: read_announced).
 
 Under maxmemory, Redis refuses a script at its first write that may grow memory (OOM) and never in the middle:
 a refused commit wrote nothing, and the worker retries it.
@@ -61,7 +63,7 @@ local op = ARGV[4]
 local outcome = ARGV[6]
 
 local function answer(text)
-  if text ~= '' then
+  if text ~= '' and ARGV[14] ~= '0' then
     redis.call('RPUSH', KEYS[4], text)
     redis.call('PEXPIRE', KEYS[4], ARGV[14])
   end
@@ -114,8 +116,12 @@ if op == 'append' or op == 'create' then
     version = version + 1
     -- Entry id 0-<version>: appending at the expected version is what makes a double write impossible.
     redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
+  end
+  if version > base then
+    -- One feed entry per commit, announcing the versions base+1 .. version; the events themselves are read from
+    -- the game's stream (one copy of each event in memory, not two).
     redis.call('XADD', KEYS[8], 'MAXLEN', '~', ARGV[16], '*',
-      'g', ARGV[8], 'v', version, 'n', ARGV[9], 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
+      'g', ARGV[8], 'f', base + 1, 'v', version, 'n', ARGV[9], 'c', ARGV[7], 't', ARGV[10])
   end
   redis.call('HSET', KEYS[5], 'version', version, 'updated', ARGV[10])
   if op == 'create' then

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import orjson
 import redis
 
+from services.bus.connection import evalsha_many
 from services.bus.faults import is_transient
 from services.bus.keys import GROUP, Layout
 from services.store.scripts import Scripts
@@ -77,6 +78,8 @@ class CommitRequest:
     """The events' JSON, in order (append, create)."""
     reply_events: bool = False
     """The reply carries the events (the submitter asked for them)."""
+    reply: bool = True
+    """Push a reply at all (False: the submitter said it never waits; the outcome is still stored)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,15 +149,10 @@ class CommitStore:
         A lost connection raises (nothing is known of what ran); an error reply is that request's result."""
         if not requests:
             return []
-        pipe = self.r.pipeline(transaction=False)
         sha = self.scripts.commit
-        for req in requests:
-            keys = self._keys(req)
-            # execute_command, not pipe.evalsha: redis-py refuses the latter in cluster pipelines, though EVALSHA
-            # with all keys in one slot is routed fine.
-            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *self._args(req))
+        calls = [(sha, self._keys(req), self._args(req)) for req in requests]
         out: list[CommitResult] = []
-        for res in pipe.execute(raise_on_error=False):
+        for res in evalsha_many(self.r, calls):
             if isinstance(res, Exception):
                 if isinstance(res, redis.exceptions.NoScriptError):
                     self.reload_scripts()
@@ -215,7 +213,7 @@ class CommitStore:
             req.status,
             snap_v,
             snap_d,
-            policy.reply_ttl_ms,
+            policy.reply_ttl_ms if req.reply else 0,
             req.outcome_ttl_ms,
             policy.feed_maxlen,
             log.kind if log is not None else "",

@@ -7,6 +7,7 @@ in the commit script (services/store/commit.lua), through services/store/commit.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,85 @@ def read_events(
         return []
     _, events = read_archive(blob)
     return [e for e in events if e.version > after and (upto is None or e.version <= upto)]
+
+
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """One entry of a shard's feed: a commit added versions ``first`` .. ``last`` to ``game_id``."""
+
+    game_id: str
+    first: int
+    last: int
+    at: int
+    command_id: str
+    body: bytes | None = None
+    """The event's JSON, in entries written before the feed carried no bodies (one event per entry)."""
+
+
+def parse_feed_entry(fields: Mapping[bytes, bytes]) -> Announced | None:
+    """A feed entry's announcement, or None for an entry that announces nothing readable."""
+    try:
+        game_id = fields[b"g"].decode()
+        last = int(fields[b"v"])
+        first = int(fields.get(b"f", fields[b"v"]))
+        at = int(fields.get(b"t", b"0") or 0)
+        command_id = fields.get(b"c", b"").decode()
+    except (KeyError, ValueError, UnicodeDecodeError):
+        return None
+    if not game_id or first < 1 or last < first:
+        return None
+    return Announced(game_id, first, last, at, command_id, fields.get(b"e"))
+
+
+@dataclass(frozen=True, slots=True)
+class FeedItem:
+    """One announced event with its JSON as stored: game, version, event JSON, commit ms, command id."""
+
+    game_id: str
+    version: int
+    raw: bytes
+    at: int
+    command_id: str
+
+
+def read_announced(client: Any, layout: Layout, announced: Sequence[Announced]) -> dict[str, list[FeedItem]]:
+    """The events that feed entries announce, per game in version order: every game's range read from its
+    stream in one pipelined round trip (``client`` a sync Redis or cluster client). A game whose stream went to
+    its archive meanwhile is read from the archive; a version no longer stored anywhere is left out (the reader
+    sees the gap and reads the store itself)."""
+    spans: dict[str, list[int]] = {}
+    given: dict[str, dict[int, FeedItem]] = {}
+    for a in announced:
+        if a.body is not None and a.first == a.last:
+            given.setdefault(a.game_id, {})[a.last] = FeedItem(a.game_id, a.last, a.body, a.at, a.command_id)
+            continue
+        span = spans.get(a.game_id)
+        if span is None:
+            spans[a.game_id] = [a.first, a.last]
+        else:
+            span[0], span[1] = min(span[0], a.first), max(span[1], a.last)
+    out: dict[str, list[FeedItem]] = {gid: list(items.values()) for gid, items in given.items()}
+    if spans:
+        pipe = client.pipeline(transaction=False)
+        order = list(spans)
+        for gid in order:
+            lo, hi = spans[gid]
+            pipe.xrange(layout.events(layout.shard_of(gid), gid), min=event_id(lo), max=event_id(hi))
+        for gid, entries in zip(order, pipe.execute(), strict=True):
+            lo, hi = spans[gid]
+            items = out.setdefault(gid, [])
+            if len(entries) == hi - lo + 1:
+                for eid, f in entries:
+                    items.append(
+                        FeedItem(gid, version_of(eid), f[b"e"], int(f.get(b"t", 0)), f.get(b"c", b"").decode())
+                    )
+            else:  # archived (or trimmed) meanwhile: whatever the store still has
+                for e in read_events(client, layout, gid, after=lo - 1, upto=hi):
+                    items.append(FeedItem(gid, e.version, orjson.dumps(e.data), e.at, e.command_id))
+    for gid, items in out.items():
+        unique = {item.version: item for item in items}
+        out[gid] = [unique[v] for v in sorted(unique)]
+    return out
 
 
 def read_commands(client: redis.Redis, layout: Layout, game_id: str) -> list[StoredCommand]:

@@ -139,7 +139,10 @@ class Committer:
             self.log.error("command.dead_letter", **ctx, version=res.version, reason=p.reason)
         elif p.op == "reject":
             rej = outcome["rejection"]
-            self.log.info("command.rejected", **ctx, version=res.version, code=rej["code"], message=rej["message"])
+            self.log.info(
+                "command.rejected", **ctx, version=res.version, code=rej["code"], message=rej["message"],
+                rulings=rej.get("rulings") or [],
+            )  # fmt: skip
         else:
             self.log.info("command.accepted", **ctx, version=res.version, events=outcome["events"])
 

@@ -32,6 +32,7 @@ from typing import Any
 import redis
 
 from services.bots.random_bot import choose
+from services.bus.connection import connect
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
 from services.bus.keys import Layout
 from services.client import ServiceClient
@@ -56,8 +57,9 @@ class GameScript:
         """The secret token of ``seat`` in the game :meth:`envelopes` makes (a benchmark's, not a secret)."""
         return f"{game_id}-t{seat}"
 
-    def envelopes(self, game_id: str) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
-        """The creation and the commands of this script for a game called ``game_id``."""
+    def envelopes(self, game_id: str, replies: bool = True) -> tuple[CreateEnvelope, list[CommandEnvelope]]:
+        """The creation and the commands of this script for a game called ``game_id`` (``replies`` False: the
+        commands ask for no reply, as a submitter that never waits does)."""
         tokens = [self.token(game_id, i) for i in range(len(self.players))]
         create = CreateEnvelope(
             command_id=f"{game_id}-create",
@@ -75,6 +77,7 @@ class GameScript:
                 seat=seat,
                 expected_version=version,
                 payload=payload,
+                no_reply=not replies,
             )
             for i, (seat, payload, version) in enumerate(self.moves)
         ]
@@ -256,9 +259,9 @@ def measure_game_memory(url: str, scripts: Sequence[GameScript], shards: int = 1
     """What the games of ``scripts`` cost in Redis memory, played to their end through one rules worker.
 
     ``used_memory`` before and after (per game, per event, per command), the bytes by kind of key right after
-    the games (replies to submitters that never read them included: they expire after a minute) and once the
-    ended games were archived (``archive_after_ms`` reached); the feed is trimmed by length (``feed_maxlen``),
-    outcomes expire after their TTL. Needs a Redis that nothing else writes to meanwhile.
+    the games (the commands ask for no reply, as the bots' do; a submitter that waits pops its reply at once)
+    and once the ended games were archived (``archive_after_ms`` reached); the feed is trimmed by length
+    (``feed_maxlen``), outcomes expire after their TTL. Needs a Redis that nothing else writes to meanwhile.
     """
     layout = Layout(prefix=f"mem{uuid.uuid4().hex[:6]}", shards=shards)
     r = redis.Redis.from_url(url)
@@ -270,7 +273,7 @@ def measure_game_memory(url: str, scripts: Sequence[GameScript], shards: int = 1
     before = int(r.info("memory")["used_memory"])
     creates, per_game = [], []
     for i, script in enumerate(scripts):
-        create, commands = script.envelopes(f"m{i}")
+        create, commands = script.envelopes(f"m{i}", replies=False)  # nobody waits: as the bots submit
         creates.append(create)
         per_game.append(commands)
     client.submit_many(creates)
@@ -307,6 +310,30 @@ def _drop_prefix(r: redis.Redis, layout: Layout) -> None:
         r.unlink(key)
 
 
+@contextlib.contextmanager
+def local_cluster() -> Iterator[str]:
+    """A Redis Cluster of 3 masters of its own (``deploy/cluster.sh``, loopback ports), for the block; yields its
+    ``redis+cluster://`` URL. Needs redis-server and redis-cli."""
+    import tempfile
+
+    script = Path(__file__).resolve().parents[2] / "deploy" / "cluster.sh"
+    with tempfile.TemporaryDirectory(prefix="throne-bench-cluster-") as tmp:
+        env = {**os.environ, "THRONE_CLUSTER_DIR": str(Path(tmp) / "state"), "PYTHON": sys.executable}
+        env.pop("REDIS_URL", None)
+
+        def run(action: str) -> str:
+            done = subprocess.run(["bash", str(script), action], env=env, capture_output=True, text=True, timeout=90)
+            if done.returncode != 0:
+                raise RuntimeError(f"deploy/cluster.sh {action} failed: {done.stderr[-500:]}")
+            return done.stdout
+
+        started = run("start")
+        try:
+            yield started.strip().splitlines()[-1].removeprefix("REDIS_URL=")
+        finally:
+            run("stop")
+
+
 def spawn_worker(url: str, layout: Layout, *extra: str) -> subprocess.Popen[bytes]:
     """``python -m services.worker`` over every shard of ``layout`` (warnings only)."""
     root = Path(__file__).resolve().parents[2]
@@ -334,7 +361,7 @@ def measure_latency(
     layout = layout or Layout(prefix=f"lat{uuid.uuid4().hex[:6]}", shards=shards)
     shards = layout.shards
     proc = spawn_worker(url, layout, *[arg for p in plugins for arg in ("--plugin", p)])
-    r = redis.Redis.from_url(url)
+    r = connect(url)  # a cluster URL (redis+cluster://) as well as a single Redis
     try:
         deadline = time.monotonic() + 20
         while not all(r.exists(layout.lease(s)) for s in range(shards)):
@@ -342,7 +369,7 @@ def measure_latency(
                 raise RuntimeError("the worker process did not take its leases")
             time.sleep(0.05)
         games = [s.envelopes(f"g{i}") for i, s in enumerate(scripts)]
-        boot = ServiceClient(redis.Redis.from_url(url), layout)
+        boot = ServiceClient(connect(url), layout)
         boot.submit_many([c for c, _ in games])
         for create, _ in games:
             if not boot.wait_on(create, timeout=20).accepted:
@@ -353,7 +380,7 @@ def measure_latency(
         stop_at = time.monotonic() + seconds
 
         def play(index: int) -> None:
-            client = ServiceClient(redis.Redis.from_url(url), layout)
+            client = ServiceClient(connect(url), layout)
             mine = [cmds for i, (_, cmds) in enumerate(games) if i % clients == index]
             queue = _interleave(mine) if mine else []
             next_at = time.monotonic()

@@ -12,7 +12,7 @@ commands of the same game in a batch are decided on it before any commit.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +141,7 @@ class Planner:
         # Decide and fold in one pass (a game may do it faster than deciding, then folding the events).
         done = rules.execute(game.state, command)
         if isinstance(done, Rejection):
-            return self.reject(entry, cid, gid, done.code, done.message, game, env=env)
+            return self.reject(entry, cid, gid, done.code, done.message, game, env=env, rulings=done.rulings)
         return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1])
 
     def _create(self, entry: Entry, env: CreateEnvelope, existing: LoadedGame | None, rnd: Round) -> Plan:
@@ -217,6 +217,7 @@ class Planner:
             outcome_ttl_ms=self.cfg.outcome_ttl_ms, digest=digest, record=True, log=self._log_record(entry),
             fields=fields, events=[rules.encode_event_bytes(e) for e in events],
             reply_events=isinstance(env, CommandEnvelope) and env.reply_events,
+            reply=not (isinstance(env, CommandEnvelope) and env.no_reply),
         )  # fmt: skip
         return Plan(entry, request, after)
 
@@ -232,9 +233,11 @@ class Planner:
         *,
         env: Envelope | None = None,
         record: bool = True,
+        rulings: Sequence[str] = (),
     ) -> Plan:
         """A rejection. ``record``: the sender is authenticated (or it is a creation), so the outcome is stored
-        under its command id (for ``rejected_ttl_ms``); else it is only answered on the reply list."""
+        under its command id (for ``rejected_ttl_ms``); else it is only answered on the reply list. ``rulings``: the
+        ids of the rules the command broke (a rules rejection's), kept in the outcome and the command log."""
         shard = entry[0]
         scope = env.scope if env is not None else entry_scope(entry[2] or {})
         digest = env.digest() if env is not None else ""
@@ -244,7 +247,7 @@ class Planner:
             "shard": shard,
             "status": "rejected",
             "version": game.version if game is not None else None,
-            "rejection": {"code": code, "message": message},
+            "rejection": {"code": code, "message": message, "rulings": list(rulings)},
             "digest": digest or None,
         }
         request = CommitRequest(
@@ -253,6 +256,7 @@ class Planner:
             # Judged against a state: the commit checks that state's version is still the stored one.
             base_version=game.version if game is not None and record else -1,
             outcome_ttl_ms=self.cfg.rejected_ttl_ms, digest=digest, record=record, log=self._log_record(entry),
+            reply=not (isinstance(env, CommandEnvelope) and env.no_reply and record),
         )  # fmt: skip
         return Plan(entry, request)
 

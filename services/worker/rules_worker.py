@@ -84,8 +84,9 @@ class RulesWorker:
             self.loop.outage,
         )  # fmt: skip
         self.consumer = GroupConsumer(
-            client, GROUP, self.worker_id, self.layout.cmds, batch=cfg.batch, cluster_poll_ms=cfg.cluster_poll_ms
-        )
+            client, GROUP, self.worker_id, self.layout.cmds, batch=cfg.batch, cluster_poll_ms=cfg.cluster_poll_ms,
+            watch=True,  # on a cluster: a thread per shard blocks on its stream, so a command is read at once
+        )  # fmt: skip
         self.planner = Planner(self.layout, cfg, self.repo, self.lease.fence, self.worker_id)
         self.maintenance = Maintenance(
             client, self.layout, cfg, self.store, self.consumer, self._fenced_at_archive, self._archived

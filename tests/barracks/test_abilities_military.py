@@ -98,7 +98,7 @@ def test_given_castra_when_praetorian_spiculum_or_flanking_aim_at_it_then_it_can
         board={N22: "red-3-castra", E22: "red-4-castra", "0,1": "yellow-5-mob"},
         hands={0: ["red-7-praetorian-guard", "red-8-spiculum", "red-5-flanking-maneuver"]},
     )
-    rejected(state, play(0, "red-7-praetorian-guard", N22), "illegal_space", "K35")
+    rejected(state, play(0, "red-7-praetorian-guard", N22), "illegal_space", "K32", "K35")
     # Spiculum on the North side of 0,0 (the space -1,0): 0,1 is another side of 0,0; Castra on 1,2 is not.
     rejected(state, play(0, "red-8-spiculum", NW, "use", "red-3-castra"), "illegal_target", "K34")
     # Flanking on 0,-1 ... is not North; on -1,0 its diagonal 0,1 holds Mob (a legal target), not Castra.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from events.base import Rejection
 from services.rules.barracks import facts as F
 from tests.barracks.support import N22, ROMA, RULES, accepted, play, rejected, table
 
@@ -64,6 +65,13 @@ def test_given_another_seats_turn_when_a_seat_acts_then_it_is_refused() -> None:
     rejected(state, F.ResolveEmperor(seat=0, emperor="red-emperor-01"), "wrong_decision", "K21")
     rejected(state, F.KeepCard(seat=0, card=forum), "wrong_decision", "K21")
     rejected(state, F.PlaceForRival(seat=0, space=N22), "wrong_decision", "K21")
+
+
+def test_given_no_game_when_a_command_comes_then_it_is_refused_citing_the_awaited_answer() -> None:
+    """[KX16] Before GameStarted there is no decision to answer: the refusal still names its ruling."""
+    result = RULES.decide(RULES.initial_state(), play(0, "red-3-cavalry", N22))
+    assert isinstance(result, Rejection)
+    assert (result.code, result.rulings) == ("no_game", ("KX16",))
 
 
 def test_given_a_finished_game_when_a_command_comes_then_it_is_refused() -> None:

@@ -21,7 +21,7 @@ from services.bus.streams import GroupReader
 from services.client import ServiceClient
 from services.demo import play_through_streams
 from services.log import configure
-from services.rules.registry import get_decider
+from services.rules.registry import get_game
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 from tests.service.helpers import wait_for
 
@@ -109,13 +109,13 @@ def test_given_the_cluster_when_a_game_is_played_through_the_streams_then_its_ev
     assert [e.version for e in events] == list(range(1, played.version + 1))
     assert events[0].data["type"] == "GameStarted" and events[-1].data["type"] == "GameEnded"
     # And folding them gives the result the game ended with, also stored in its metadata
-    decider = get_decider("shadow")
-    state = decider.initial_state()
+    rules = get_game("shadow").rules
+    state = rules.initial_state()
     for e in events:
-        state = decider.evolve(state, decider.parse_event(e.data))
+        state = rules.evolve(state, rules.parse_event(e.data))
     info = service.game_info(played.game_id)
     assert info is not None and info["status"] == "over"
-    assert decider.result(state) == played.result == info["result"]
+    assert rules.result(state) == played.result == info["result"]
     # And the games were spread over more than one node of the cluster
     shards = {layout.shard_of(g.game_id) for g in others} | {layout.shard_of(played.game_id)}
     nodes = {client.get_node_from_key(layout.cmds(s)).name for s in shards}

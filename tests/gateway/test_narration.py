@@ -203,3 +203,37 @@ def test_barracks_feeds_narrate_without_other_hands_and_turn_only_the_awaited_se
             assert turns[0]["prompt"] == barracks.presenter.prompt(state, seat)
             indexes = sorted(i for g in turns[0]["groups"] for i in g["indexes"])
             assert indexes == list(range(len(turns[0]["legal"])))
+
+
+def test_the_reply_to_a_command_narrates_its_events_as_the_seat_may_know_them(gateway: Served) -> None:
+    # Given a game with hidden victory points, played a while through HTTP
+    created = new_game(gateway, seed=17)
+    created_hidden = _created_with_hidden_points(gateway)
+    for game in (created, created_hidden):
+        played = play_http(gateway, game, seed=4, until=lambda g: g.commands >= 25)
+        gid = game["game_id"]
+        tokens = [s["token"] for s in game["seats"]]
+        # When each reply to an accepted command is read
+        for seat, _, reply in played.outcomes:
+            # Then every event in it has its plain words, the same as the seat's own events route tells them
+            with gateway.http(tokens[seat]) as http:
+                told = http.get(f"/games/{gid}/seats/{seat}/events", params={"after": reply["first_version"] - 1})
+            by_version = {e["version"]: e for e in told.json()["events"]}
+            assert reply["events"], reply
+            for event in reply["events"]:
+                same = by_version[event["version"]]
+                assert (event["event"], event["text"], event["quiet"]) == (same["event"], same["text"], same["quiet"])
+                # (a withheld event tells nothing; any other is told in words)
+                assert (event["text"] is None) == (event["event"] is None)
+            assert any(e["text"] and not e["quiet"] for e in reply["events"]), reply
+
+
+def _created_with_hidden_points(served: Served) -> dict[str, Any]:
+    with served.http() as http:
+        r = http.post(
+            "/games",
+            json={"game": "shadow", "players": ["Ann", "Bob", "Cid"], "seed": 5,
+                  "settings": {"hidden_victory_points": True}},
+        )  # fmt: skip
+    assert r.status_code == 201, r.text
+    return r.json()  # type: ignore[no-any-return]

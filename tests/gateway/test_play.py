@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.rules.decider import fold
-from services.rules.registry import get_decider
+from services.rules.registry import get_game
 from services.store import eventstore
 from tests.gateway.bots import HttpGame, play_http
 from tests.gateway.conftest import Served, new_game
@@ -28,13 +27,13 @@ def test_a_complete_shadow_game_through_http(gateway: Served) -> None:
     game = play_http(gateway, created, seed=3)
 
     # Then the game is over, and its result is what the decider folds from the event store
-    decider = get_decider("shadow")
+    rules = get_game("shadow").rules
     stored = _store_events(gateway, created["game_id"])
-    final = fold(decider, [decider.parse_event(e.data) for e in stored])
+    final = rules.fold([rules.parse_event(e.data) for e in stored])
     assert game.summary["over"] is True
     assert game.summary["status"] in ("over", "archived")
     assert game.summary["version"] == len(stored) == stored[-1].version
-    assert game.summary["result"] == decider.result(final)
+    assert game.summary["result"] == rules.result(final)
     # And every command's reply named the versions of exactly the events it caused, in order
     expected_first = created["version"] + 1
     for _, _, body in game.outcomes:

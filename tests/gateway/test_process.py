@@ -3,6 +3,10 @@ embedded fakeredis (where it runs a rules worker itself)."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,7 +18,7 @@ from websockets.sync.client import connect
 
 from services.bus.keys import Layout
 from tests.gateway.conftest import spawn_gateway
-from tests.service.conftest import redis_url, spawn_worker  # noqa: F401 - fixture
+from tests.service.conftest import ROOT, redis_url, spawn_worker  # noqa: F401 - fixture
 
 
 @pytest.fixture(params=["redis", "embedded"])
@@ -92,3 +96,39 @@ def test_given_the_embedded_default_when_a_game_has_bot_seats_then_the_bots_play
     finally:
         proc.terminate()
         assert proc.wait(15) == 0
+
+
+def test_a_gateway_process_says_where_it_listens_and_which_origins_it_allows(redis_url: str) -> None:  # noqa: F811
+    # Given a gateway process asked for any free port (0), with one CORS origin
+    layout = Layout(prefix=f"p{uuid.uuid4().hex[:8]}", shards=4)
+    cmd = [sys.executable, "-m", "services.gateway", "--port", "0", "--redis-url", redis_url, "--prefix", layout.prefix,
+           "--shard-count", "4", "--log-level", "info", "--cors-origin", "https://play.example"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # When it has started, then its first line on stdout says where it listens, with the real port
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.fullmatch(r"throne gateway listening on (http://127\.0\.0\.1:(\d+)) \(API docs: \1/docs\)\n", line)
+        assert match, line
+        url = match.group(1)
+        assert int(match.group(2)) > 0
+        # and that URL answers
+        assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=15)
+    # and its log has the same, as structured lines (and the origins it allows)
+    logged = [orjson.loads(x) for x in err.splitlines() if x.startswith("{")]
+    listening = [x for x in logged if x.get("event") == "gateway.listening"]
+    started = [x for x in logged if x.get("event") == "gateway.start"]
+    assert listening and listening[0]["url"] == url and listening[0]["docs"] == f"{url}/docs"
+    assert started and started[0]["cors_origins"] == ["https://play.example"]
+    assert proc.returncode == 0
+
+
+def test_a_mistyped_cors_origin_stops_the_gateway_at_start() -> None:
+    # Given an origin with a path (browsers never send one); when the gateway starts with it, then it refuses
+    cmd = [sys.executable, "-m", "services.gateway", "--port", "0", "--cors-origin", "https://play.example/app"]
+    done = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+    assert done.returncode == 2 and "not a CORS origin" in done.stderr

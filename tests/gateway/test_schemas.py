@@ -40,7 +40,7 @@ def test_openapi_names_every_route_and_the_typed_error(gateway: Served) -> None:
     assert docs_page.status_code == 200
 
 
-@pytest.mark.parametrize("kind", ["commands", "events"])
+@pytest.mark.parametrize("kind", ["commands", "events", "views"])
 def test_json_schemas_of_a_game_download_as_committed(gateway: Served, kind: str) -> None:
     # Given the schema files committed under events/schemas (kept fresh by tests/test_schemas.py)
     committed = orjson.loads(path_of(f"shadow.{kind}").read_bytes())
@@ -49,8 +49,11 @@ def test_json_schemas_of_a_game_download_as_committed(gateway: Served, kind: str
         listing = http.get("/schemas").json()
         got = http.get(f"/schemas/{kind}/shadow")
     # Then they are the very same schemas
-    assert {"game": "shadow", "commands": "/schemas/commands/shadow", "events": "/schemas/events/shadow"} in listing[
-        "games"
-    ]
+    assert {
+        "game": "shadow",
+        "commands": "/schemas/commands/shadow",
+        "events": "/schemas/events/shadow",
+        "views": "/schemas/views/shadow",
+    } in listing["games"]
     assert got.status_code == 200 and got.headers["content-type"].startswith("application/json")
     assert got.json() == committed

@@ -12,10 +12,9 @@ import redis
 from projections.api import BadSeat, BadVersion, ReadModels, UnknownGame
 from projections.rebuild import clear_model, rebuild
 from projections.store import MODELS
-from services.rules.decider import fold
 from services.store.eventstore import read_events
 from tests.projections.helpers import STEADY, play, shadow_envelopes, shadow_player_ids
-from tests.rules.support import DECIDER
+from tests.rules.support import PRESENTER, RULES
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
 
@@ -35,7 +34,7 @@ def test_scoreboard_and_leaderboard(shadow_game: tuple[Backend, redis.Redis, str
     models = ReadModels(r, backend.layout)
     # Given a finished game, its scoreboard has every seat's VP, thalers and electorates, and the winners
     board = models.scoreboard(gid)
-    final = fold(DECIDER, [DECIDER.parse_event(e.data) for e in read_events(r, backend.layout, gid)])
+    final = RULES.fold([RULES.parse_event(e.data) for e in read_events(r, backend.layout, gid)])
     assert board["status"] == "over" and board["awaiting"] == [] and board["winners"] == list(final.winners)
     assert [s["victory_points"] for s in board["seats"]] == list(final.vp)
     assert [s["thalers"] for s in board["seats"]] == list(final.thalers)
@@ -63,22 +62,22 @@ def test_replay_seeks_any_version_forward_and_back_without_rerunning_rules(
 ) -> None:
     backend, r, gid = shadow_game
     models = ReadModels(r, backend.layout)
-    events = [DECIDER.parse_event(e.data) for e in read_events(r, backend.layout, gid)]
+    events = [RULES.parse_event(e.data) for e in read_events(r, backend.layout, gid)]
     last = len(events)
     # Given any version (snapshots every 25 versions: on one, between two, the ends)
     rng = random.Random(3)
     for version in {0, 1, 24, 25, 26, last - 1, last, *rng.sample(range(1, last), 10)}:
         step = models.replay(gid, version, seat=1)
         # Then the board is the fold of the recorded events up to it, and the event is the one at it
-        assert step["view"] == DECIDER.replay_view(fold(DECIDER, events[:version]), 1, fold(DECIDER, events))
+        assert step["view"] == PRESENTER.replay_view(RULES.fold(events[:version]), 1, RULES.fold(events))
         assert step["previous"] == (version - 1 if version else None)
         assert step["next"] == (version + 1 if version < last else None)
         if version:
             assert step["event"]["type"] == events[version - 1].type  # type: ignore[attr-defined]
-            assert step["event_text"] == DECIDER.describe(events[version - 1], ("P0", "P1", "P2"))
+            assert step["event_text"] == PRESENTER.describe(events[version - 1], ("P0", "P1", "P2"))
         else:
             assert step["event"] is None
-        assert step["board_text"] == DECIDER.render_text(fold(DECIDER, events[:version]), 1, fold(DECIDER, events))
+        assert step["board_text"] == PRESENTER.render_text(RULES.fold(events[:version]), 1, RULES.fold(events))
     # and bad requests are typed errors
     for bad in (-1, last + 1):
         with pytest.raises(BadVersion):
@@ -92,9 +91,14 @@ def test_replay_seeks_any_version_forward_and_back_without_rerunning_rules(
 def test_audit_tells_command_sender_time_rulings_and_inputs(shadow_game: tuple[Backend, redis.Redis, str]) -> None:
     backend, r, gid = shadow_game
     models = ReadModels(r, backend.layout)
-    entries = models.audit(gid)["entries"]
+    everything = models.audit(gid)["entries"]
+    entries = [e for e in everything if e["kind"] == "event"]
     # Given every event of the game, each has an audit entry at its version
     assert [e["version"] for e in entries] == list(range(1, len(entries) + 1))
+    # and the refused command the rules judged is there too, after the event of the version it was judged at
+    refused = [(i, e) for i, e in enumerate(everything) if e["kind"] == "refusal"]
+    assert refused and all(everything[i - 1]["version"] == e["version"] for i, e in refused)
+    assert all(e["command"]["sender"] and e["code"] and e["message"] in e["sentence"] for _, e in refused)
     assert entries[0]["command"]["kind"] == "create" and "opened the game" in entries[0]["sentence"]
     # Then an elector decision is told with its power tally, its rulings, and the command that caused it
     elector = next(e for e in entries if e["event_type"] in ("ElectorChanged", "ElectorRetained"))
@@ -108,7 +112,7 @@ def test_audit_tells_command_sender_time_rulings_and_inputs(shadow_game: tuple[B
     assert models.audit(gid, elector["version"])["entries"] == [elector]
     # and without the audit model (not projected yet) the same entries come from the store
     clear_model(r, backend.layout, "audit", range(backend.layout.shards))
-    assert models.audit(gid)["entries"] == entries
+    assert models.audit(gid)["entries"] == everything
     assert models.audit(gid, elector["version"])["entries"] == [elector]
     with pytest.raises(BadVersion):
         models.audit(gid, len(entries) + 1)
@@ -143,13 +147,13 @@ def test_seat_feed_resumes_from_any_version_and_offers_labelled_legal_commands(b
     assert pieces == whole["events"]
     assert models.seat_feed(gid, 2, after_version=version)["events"] == []
     # and the awaited seat gets its legal commands with labels, each accepted by the rules
-    state = fold(DECIDER, [DECIDER.parse_event(e.data) for e in client.read_events(gid)])
-    seat = DECIDER.awaited(state)[0]
+    state = RULES.fold([RULES.parse_event(e.data) for e in client.read_events(gid)])
+    seat = RULES.awaited(state)[0]
     feed = models.seat_feed(gid, seat)
     assert feed["legal"] and all(item["label"] for item in feed["legal"])
     for item in feed["legal"]:
-        assert isinstance(DECIDER.decide(state, DECIDER.parse_command(item["command"])), list)
-    assert feed["view"] == DECIDER.view(state, seat)
+        assert isinstance(RULES.decide(state, RULES.parse_command(item["command"])), list)
+    assert feed["view"] == PRESENTER.view(state, seat)
     assert models.seat_feed(gid, (seat + 1) % 4)["legal"] == []
     # and without the feed model the same answer comes from the store
     clear_model(r, backend.layout, "feed", range(backend.layout.shards))
@@ -195,7 +199,9 @@ def test_an_archived_game_replays_and_audits_from_its_archive(backend: Backend) 
     last = int(client.game_info(gid)["version"])
     assert models.replay(gid, last)["view"]["winner"] is not None
     assert models.replay(gid, 1)["next"] == 2
-    assert len(models.audit(gid)["entries"]) == last
+    audit = models.audit(gid)["entries"]
+    assert [e["version"] for e in audit if e["kind"] == "event"] == list(range(1, last + 1))
+    assert any(e["kind"] == "refusal" for e in audit)  # its refused commands: from the archive's command log too
     assert models.verify(gid)["ok"]
     for model in MODELS:
         clear_model(r, backend.layout, model, range(backend.layout.shards))

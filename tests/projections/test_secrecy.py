@@ -20,7 +20,7 @@ from projections.store import Ops, RMKeys
 from services.bus.keys import Layout
 from services.worker import perf
 from tests.projections.helpers import STEADY
-from tests.rules.support import DECIDER, NAMES, PRESENTER, RULES
+from tests.rules.support import NAMES, PRESENTER, RULES
 from tests.rules.test_properties import PROFILE
 from tests.rules.test_properties import play as play_random
 from tests.service.conftest import Backend
@@ -182,11 +182,11 @@ def test_the_secrecy_walk_checks_real_sealed_votes() -> None:
     # Given a recorded 4-player game with an election, its events, and hidden victory points
     script, _ = _first_vote_prefix(5, 4)
     state = None
-    log = DECIDER.start(script.players, {"hidden_victory_points": True}, script.seed)
+    log = RULES.start(script.players, {"hidden_victory_points": True}, script.seed)
     for event in log:
-        state = DECIDER.evolve(state, event)
+        state = RULES.evolve(state, event)
     for _seat, cmd, _ in script.moves:
-        result = DECIDER.decide(state, DECIDER.parse_command(cmd))
+        result = RULES.decide(state, RULES.parse_command(cmd))
         if not isinstance(result, list):
             break  # the hidden-VP table may part ways with the recording: the prefix is enough
         for event in result:

@@ -13,15 +13,12 @@ from typing import Any
 from events.base import Command, Event, Rejection
 from events.shadow import commands as cmd
 from events.shadow import events as ev
-from services.rules.registry import get_decider
 from services.rules.shadow.presenter import ShadowPresenter
 from services.rules.shadow.rules import ShadowRules
 from services.rules.shadow.state import GameState
 
 RULES = ShadowRules()
 PRESENTER = ShadowPresenter(RULES)
-DECIDER = get_decider("shadow")
-"""Deprecated: Shadow behind the old Decider interface, for tests of parts not migrated to the plug-in yet."""
 NAMES = ("Red", "Green", "Blue", "Yellow")
 
 
@@ -132,9 +129,14 @@ def vp(seat: int, total: int) -> ev.VictoryPointsScored:
     return ev.VictoryPointsScored(seat=seat, points=total, total=total, reason="test")
 
 
-def taken(seat: int, card: str, via_trier: bool = False, without_effect: bool = False) -> ev.CardTaken:
+def taken(seat: int, card: str, without_effect: bool = False) -> ev.CardTaken:
     """A card already in ``seat``'s play area this round."""
-    return ev.CardTaken(seat=seat, card=card, cost=0, via_trier=via_trier, without_effect=without_effect)
+    return ev.CardTaken(seat=seat, card=card, cost=0, without_effect=without_effect)
+
+
+def copied(seat: int, card: str) -> ev.CardEffectCopied:
+    """A card's effect already copied by ``seat`` through Trier's privilege this round (no card taken)."""
+    return ev.CardEffectCopied(seat=seat, card=card, cost=0)
 
 
 def used(seat: int, electorate: str) -> ev.PrivilegeUsed:

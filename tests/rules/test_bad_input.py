@@ -351,10 +351,14 @@ def test_given_a_fresh_game_when_listing_then_the_emperor_places_an_empire_city_
 @pytest.mark.parametrize(
     ("command", "reason", "rulings"),
     [
-        (cmd.BuyDoctor(seat=1, target="koeln.castle.0"), "does not hold an aristocrat", ("X10",)),
-        (cmd.BuyDoctor(seat=1, target="bohemia.aristocrat.0"), "there is no piece on bohemia.aristocrat.0", ()),
+        (cmd.BuyDoctor(seat=1, target="koeln.castle.0"), "does not hold an aristocrat", ("P3", "X10")),
+        (
+            cmd.BuyDoctor(seat=1, target="bohemia.aristocrat.0"),
+            "there is no piece on bohemia.aristocrat.0",
+            ("P3", "X10"),
+        ),
         (cmd.BuyMove(seat=1, source="koeln.elector", electorate="mainz"), "not an elector", ("P4",)),
-        (cmd.BuyMove(seat=1, source="mainz.aristocrat.0", electorate="bohemia"), "belongs to Blue", ()),
+        (cmd.BuyMove(seat=1, source="mainz.aristocrat.0", electorate="bohemia"), "belongs to Blue", ("P4",)),
         (cmd.BuyMove(seat=1, source="saxony.aristocrat.0", electorate="saxony"), "another electorate", ("P4",)),
         (
             cmd.MoveKnight(seat=1, from_space="koeln.castle.0", electorate="koeln", space_kind="castle"),
@@ -362,13 +366,18 @@ def test_given_a_fresh_game_when_listing_then_the_emperor_places_an_empire_city_
             ("X2",),
         ),
         (cmd.BuyPromotion(seat=1, knight="koeln.castle.0"), "aristocrat space can be promoted", ("P5",)),
-        (cmd.BuyForeignKingsDaughter(seat=1, baron="koeln.elector"), "must stay a Baron", ("B1", "P5", "D3")),
+        (
+            cmd.BuyForeignKingsDaughter(seat=1, baron="koeln.elector"),
+            "must stay a Baron",
+            ("B1", "P5"),
+        ),  # D3 is the daughter offer
     ],
 )
 def test_given_an_illegal_target_when_refused_then_the_sentence_says_why(
     command: Command, reason: str, rulings: tuple[str, ...]
 ) -> None:
-    """A referee reads why: the generic ``illegal_move`` names the piece's problem and the rule behind it."""
+    """A referee reads why: the generic ``illegal_move`` names the piece's problem and the rule it enforces,
+    never none [X15]."""
     rejection = refused(POSITION, command, "illegal_move")
     assert reason in rejection.message
     assert rejection.rulings == rulings

@@ -70,7 +70,7 @@ def test_given_a_player_passes_when_turns_come_round_then_he_never_acts_again_th
     state = phase4(turn=0)
     events, state = accepted(state, cmd.Pass(seat=0))
     passed_events = of_type(events, ev.Passed)
-    assert [(p.seat, p.reason, p.rulings) for p in passed_events] == [(0, "pass", ("P1",))]
+    assert [(p.seat, p.rulings) for p in passed_events] == [(0, ("P1",))]
     seen = []
     for _ in range(6):  # seats 1, 2, 3 place knights twice each: seat 0 is never asked
         seat = prompt(state).seats[0]
@@ -89,10 +89,11 @@ def test_given_a_player_passes_when_turns_come_round_then_he_never_acts_again_th
 
 
 def test_given_the_rival_is_taken_when_turns_come_round_then_the_taker_is_skipped() -> None:
-    """[P1] Taking Rival ends the taker's phase IV: a Passed (reason rival) is recorded and he is skipped."""
+    """[P1] Taking Rival ends the taker's phase IV: ActionsEnded is recorded (he did not pass) and he is skipped."""
     state = phase4(turn=1)
     events, state = accepted(state, cmd.BuyRival(seat=1))
-    assert [(p.seat, p.reason, p.rulings) for p in of_type(events, ev.Passed)] == [(1, "rival", ("P1",))]
+    assert not of_type(events, ev.Passed)
+    assert [(p.seat, p.rulings) for p in of_type(events, ev.ActionsEnded)] == [(1, ("P1",))]
     assert 1 in state.passed
     assert prompt(state).seats == (2,)
     _, state = accepted(state, cmd.Pass(seat=2))

@@ -11,7 +11,20 @@ from events.shadow import commands as cmd
 from events.shadow import events as ev
 from services.rules.shadow.state import Knight, Tile
 from tests.rules.round_support import before_round, next_round
-from tests.rules.support import RULES, accepted, at, knight, of_type, prompt, rejected, taken, thalers, tile, types
+from tests.rules.support import (
+    RULES,
+    accepted,
+    at,
+    copied,
+    knight,
+    of_type,
+    prompt,
+    rejected,
+    taken,
+    thalers,
+    tile,
+    types,
+)
 
 ELECTORATES = ("mainz", "koeln", "trier", "palatinate", "saxony", "brandenburg", "bohemia")
 
@@ -69,7 +82,7 @@ def test_given_the_emperor_in_seat_two_when_phase_iii_runs_then_players_are_hand
 
 def test_given_a_trier_copy_when_phase_iii_counts_then_it_takes_no_card_and_counts_for_nothing() -> None:
     """[D1, P6] A Trier use of an empty stack's effect takes no card: it is no blue card for a son."""
-    state = before_round(tile(0, "throne", 15), taken(3, "doctor", via_trier=True))
+    state = before_round(tile(0, "throne", 15), copied(3, "doctor"))
     assert state.play_areas[3] == ()
     events, _ = next_round(state)
     assert (counted(events)[3].blue, counted(events)[3].outcome) == (0, "none")

@@ -32,11 +32,11 @@ from tests.rules.support import (
 from tests.rules.support import at as piece
 from tests.rules.support import taken as card
 
-Seated = ev.ElectorChanged | ev.ElectorRetained
+Seated = ev.ElectorChanged | ev.ElectorRetained | ev.ElectorSeatStaysEmpty
 
 
 def seat_of(events: list[Event], electorate: str) -> Any:
-    """The one ElectorChanged / ElectorRetained of ``electorate``."""
+    """The one ElectorChanged / ElectorRetained / ElectorSeatStaysEmpty of ``electorate``."""
     found = [e for e in events if isinstance(e, Seated) and e.electorate == electorate]
     assert len(found) == 1, found
     return found[0]
@@ -115,9 +115,9 @@ def test_given_only_the_emperor_on_the_throne_when_phase_v_starts_then_no_electo
     events, state = phase_v(baron(0, "throne", 45))
     decided = [e for e in events if isinstance(e, Seated)]
     assert [e.electorate for e in decided] == list(ELECTORATES)
-    for e in decided:
-        assert isinstance(e, ev.ElectorRetained)
-        assert (e.owner, e.power, e.rulings) == (None, (0, 0, 0, 0), ("V1", "V2"))
+    for e in decided:  # no elector is retained: there is none
+        assert isinstance(e, ev.ElectorSeatStaysEmpty)
+        assert (e.winner, e.power, e.rulings) == (None, (0, 0, 0, 0), ("V1", "V2"))
     assert phase_v_points(events) == []
     assert all(piece(state, f"{k}.elector") is None for k in ELECTORATES)
 
@@ -291,11 +291,13 @@ def test_given_only_couples_in_an_archdiocese_when_their_owner_wins_then_the_sea
 
 
 def test_given_only_knights_and_cities_when_their_owner_wins_an_empty_seat_then_it_stays_empty() -> None:
-    """[V4] Power without an aristocrat wins nothing: the seat stays empty, nobody scores."""
+    """[V4] Power without an aristocrat wins nothing: the seat stays empty, nobody scores; no elector changed, and
+    the event says so."""
     events, state = phase_v(knight(1, "saxony.aristocrat.0"), city(1, "saxony.city.0"), baron(2, "saxony.aristocrat.1"))
-    changed = seat_of(events, "saxony")
-    assert isinstance(changed, ev.ElectorChanged)
-    assert (changed.previous_owner, changed.new_owner, changed.winner, changed.power) == (None, None, 1, (0, 2, 1, 0))
+    empty = seat_of(events, "saxony")
+    assert isinstance(empty, ev.ElectorSeatStaysEmpty)
+    assert (empty.winner, empty.power, empty.tie_broken_by) == (1, (0, 2, 1, 0), None)
+    assert "V4" in empty.rulings
     assert piece(state, "saxony.elector") is None
     assert phase_v_points(events) == []
 
@@ -535,3 +537,19 @@ def test_given_the_rulebook_brandenburg_example_when_phase_v_then_green_takes_th
     assert piece(state, "brandenburg.aristocrat.2") is not None  # Red's knight was not pushed
     assert not of_type(events, ev.KnightPushed)
     assert state.vp[1] == 2
+
+
+def test_given_shadow_2_events_of_an_empty_seat_when_read_then_they_are_elector_seat_stays_empty() -> None:
+    """[V2, V4] shadow-2 recorded an empty seat staying empty as ``ElectorRetained`` without owner (no power) or
+    ``ElectorChanged`` without previous and new owner (no aristocrat may sit): both read as today's fact."""
+    nobody = b'{"type":"ElectorRetained","electorate":"mainz","owner":null,"power":[0,0],"rulings":["V1","V2"]}'
+    seatless = (
+        b'{"type":"ElectorChanged","electorate":"saxony","previous_owner":null,"new_owner":null,"winner":1,'
+        b'"power":[0,2],"tie_broken_by":null,"rulings":["V1","V2","V3","V4"]}'
+    )
+    assert RULES.parse_event(nobody) == ev.ElectorSeatStaysEmpty(
+        electorate="mainz", winner=None, power=(0, 0), rulings=("V1", "V2")
+    )
+    assert RULES.parse_event(seatless) == ev.ElectorSeatStaysEmpty(
+        electorate="saxony", winner=1, power=(0, 2), rulings=("V1", "V2", "V3", "V4")
+    )

@@ -148,7 +148,11 @@ def test_given_a_two_player_game_when_it_is_played_to_the_end_then_closed_electo
         state = given(events, state)
         occupied = {state.layout.spaces[i].id.split(".")[0] for i, p in enumerate(state.board) if p is not None}
         assert not occupied & closed
-    decided = {e.electorate for e in all_events if isinstance(e, ev.ElectorChanged | ev.ElectorRetained)}
+    decided = {
+        e.electorate
+        for e in all_events
+        if isinstance(e, ev.ElectorChanged | ev.ElectorRetained | ev.ElectorSeatStaysEmpty)
+    }
     assert decided and not decided & closed
     names = {info.name for info in state.layout.electorates if info.key in closed}
     revealed = of_type(all_events, ev.VotesRevealed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +11,7 @@ from services.rules.shadow.queries import BRANDENBURG, KOELN, PALATINATE, TRIER
 from services.rules.shadow.state import GameState, Tile
 from tests.rules.phase4_support import fill, legal_of, phase4
 from tests.rules.support import (
+    RULES,
     accepted,
     at,
     cmd,
@@ -72,8 +74,10 @@ def test_given_an_empty_stack_when_the_trier_elector_uses_its_effect_then_he_pay
     """[P6, P7, D1] Trier: the effect of an emptied stack at the card's price; no card is taken; a turn is used."""
     state = phase4(*trier_position(card, copies), turn=0)
     events, after = accepted(state, command)
-    taken_events = of_type(events, ev.CardTaken)
-    assert [(t.seat, t.card, t.cost, t.via_trier) for t in taken_events] == [(0, card, cost, True)]
+    assert not of_type(events, ev.CardTaken)  # no card is taken: the event says so by its name
+    copies = of_type(events, ev.CardEffectCopied)
+    assert [(t.seat, t.card, t.cost) for t in copies] == [(0, card, cost)]
+    assert "P6" in copies[0].rulings
     assert [(p.seat, p.electorate) for p in of_type(events, ev.PrivilegeUsed)] == [(0, "trier")]
     assert set(of_type(events, ev.PrivilegeUsed)[0].rulings) >= {"P6", "P7"}
     assert effect in types(events)
@@ -345,3 +349,25 @@ def test_given_a_bohemia_elector_when_the_votes_are_revealed_then_he_has_two_vot
     assert [(s.source, s.votes) for s in ballots[2].sources] == [("elector of Kingdom of Bohemia", 2)]
     assert ballots[3].votes == 1
     assert (revealed.emperor_votes, revealed.rival_votes, revealed.winner) == (1, 2, 1)
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_given_a_shadow_2_log_when_its_trier_copy_is_read_then_it_is_a_card_effect_copied(as_bytes: bool) -> None:
+    """[P6, D1] shadow-2 recorded a Trier copy as ``CardTaken`` with ``via_trier``; it is read as the fact it
+    was, a ``CardEffectCopied``, and a card really taken stays a ``CardTaken`` without the old flag."""
+    copy = {"type": "CardTaken", "seat": 0, "card": "doctor", "cost": 1, "via_trier": True, "rulings": ["P2", "P3"]}
+    take = {**copy, "via_trier": False, "without_effect": True}
+    read = [RULES.parse_event(orjson.dumps(raw) if as_bytes else raw) for raw in (copy, take)]
+    assert read == [
+        ev.CardEffectCopied(seat=0, card="doctor", cost=1, rulings=("P2", "P3")),
+        ev.CardTaken(seat=0, card="doctor", cost=1, without_effect=True, rulings=("P2", "P3")),
+    ]
+
+
+def test_given_a_shadow_2_log_when_its_rival_pass_is_read_then_it_is_actions_ended() -> None:
+    """[P1] shadow-2 recorded the end of a Rival taker's phase IV as ``Passed`` with ``reason: "rival"``: it is
+    read as ``ActionsEnded``; a real pass stays a ``Passed``."""
+    rival = b'{"type": "Passed", "seat": 2, "reason": "rival", "rulings": ["P1"]}'
+    real = b'{"type": "Passed", "seat": 1, "reason": "pass", "rulings": ["P1"]}'
+    assert RULES.parse_event(rival) == ev.ActionsEnded(seat=2, rulings=("P1",))
+    assert RULES.parse_event(real) == ev.Passed(seat=1, rulings=("P1",))

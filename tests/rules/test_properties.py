@@ -25,7 +25,6 @@ from pydantic import ValidationError
 from events.base import Command, Event, Rejection
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_TYPES
-from services.rules.decider import fold
 from services.rules.shadow.board import AGES, ARISTOCRAT, ASIDE, CASTLE, CITY, ELECTOR, ELECTORATE_KEYS, THRONE
 from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
 from tests.rules.support import NAMES, PRESENTER, RULES
@@ -249,10 +248,14 @@ def check_recorded_decisions(before: GameState | None, event: Event, s: GameStat
         tied = [seat for seat, p in enumerate(event.power) if p == max(event.power)]
         assert (len(tied) > 1) == (event.tie_broken_by is not None), f"{event}"
     elif isinstance(event, ev.ElectorRetained):
-        if max(event.power) == 0:
-            assert event.owner is None, f"{event}"
+        assert event.power[event.owner] == max(event.power) > 0, f"{event}"
+        assert before.board[before.layout.electorates[ELECTORATE_KEYS.index(event.electorate)].elector] is not None
+    elif isinstance(event, ev.ElectorSeatStaysEmpty):
+        assert before.board[before.layout.electorates[ELECTORATE_KEYS.index(event.electorate)].elector] is None
+        if event.winner is None:
+            assert max(event.power) == 0, f"{event}"
         else:
-            assert event.owner is not None and event.power[event.owner] == max(event.power), f"{event}"
+            assert event.power[event.winner] == max(event.power) > 0, f"{event}"
     elif isinstance(event, ev.VotesRevealed):
         for side, total in (("emperor", event.emperor_votes), ("rival", event.rival_votes)):
             assert total == sum(b.votes for b in event.ballots if b.candidate == side)
@@ -438,7 +441,7 @@ def check_replay(game: Game, step: Step, rng: random.Random) -> None:
     assert restored == live and RULES.snapshot(restored) == data
     assert live.version == len(game.log), "the version is not the number of events folded"
     if step.number % REFOLD_EVERY == 0 or RULES.is_over(live):
-        assert RULES.snapshot(fold(RULES, game.log)) == data, f"refold differs at step {step.number}"
+        assert RULES.snapshot(RULES.fold(game.log)) == data, f"refold differs at step {step.number}"
 
 
 # --- secrecy: sealed votes are nobody else's business ------------------------------------------------------
@@ -522,7 +525,7 @@ def test_given_random_legal_games_when_the_log_is_refolded_then_it_equals_the_li
     """[G4] Folding the recorded events from scratch equals the live state; snapshot/restore round-trips;
     execute (decide and fold in one pass) agrees with decide."""
     game = play(data, players, step_checks=[check_replay])
-    assert RULES.snapshot(fold(RULES, game.log)) == RULES.snapshot(game.state)  # type: ignore[arg-type]
+    assert RULES.snapshot(RULES.fold(game.log)) == RULES.snapshot(game.state)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -549,17 +552,17 @@ def test_given_a_recorded_game_when_its_events_go_through_json_then_the_refold_i
     """[G4] Every event survives JSON (to_json, then parse_event) unchanged, and folding the parsed log gives
     the same state."""
     log = RULES.start(NAMES[:players], {}, seed)
-    state = fold(RULES, log)
+    state = RULES.fold(log)
     while not RULES.is_over(state):
         seat = choices.choice(RULES.awaited(state))
         events = RULES.decide(state, choices.choice(RULES.legal_commands(state, seat)))
         assert isinstance(events, list)
         log.extend(events)
-        state = fold(RULES, events, state)
+        state = RULES.fold(events, state)
     parsed = [RULES.parse_event(e.to_json()) for e in log]
     assert parsed == log
     assert [type(p) for p in parsed] == [type(e) for e in log]
-    assert RULES.snapshot(fold(RULES, parsed)) == RULES.snapshot(state)
-    assert RULES.snapshot(fold(RULES, [RULES.parse_event(orjson.loads(e.to_json())) for e in log])) == (
+    assert RULES.snapshot(RULES.fold(parsed)) == RULES.snapshot(state)
+    assert RULES.snapshot(RULES.fold([RULES.parse_event(orjson.loads(e.to_json())) for e in log])) == (
         RULES.snapshot(state)
     )

@@ -98,7 +98,7 @@ def test_given_the_rules_reference_when_its_ids_are_read_then_every_ruling_and_r
         | {f"V{i}" for i in range(1, 6)}
         | {f"E{i}" for i in range(1, 5)}
         | {"R1", "T1"}
-        | {f"X{i}" for i in range(1, 15)}
+        | {f"X{i}" for i in range(1, 16)}
     )
     assert expected == RULE_IDS, f"missing {sorted(expected - RULE_IDS)}, unexpected {sorted(RULE_IDS - expected)}"
 

@@ -20,7 +20,7 @@ from redis.retry import Retry
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.keys import Layout
 from services.client import GameNotCreated, ServiceClient
-from services.rules.registry import get_decider
+from services.rules.registry import get_game
 from tests.service.conftest import REDIS_SERVER, ROOT, Backend, _wait_ping, free_port
 from tests.service.helpers import wait_for
 
@@ -107,11 +107,11 @@ def test_given_a_game_with_four_bot_seats_when_the_bots_process_runs_then_it_pla
     commands = {e.command_id for e in client.read_events(game.game_id)} - {game.command_id}
     assert commands == set(bot_ids) and len(bot_ids) > 100
     # And the fold of the recorded events is a finished game with the recorded result
-    decider = get_decider("shadow")
-    state = decider.initial_state()
+    rules = get_game("shadow").rules
+    state = rules.initial_state()
     for e in client.read_events(game.game_id):
-        state = decider.evolve(state, decider.parse_event(e.data))
-    assert decider.is_over(state) and decider.result(state) == info["result"]
+        state = rules.evolve(state, rules.parse_event(e.data))
+    assert rules.is_over(state) and rules.result(state) == info["result"]
     # And the bot seats' tokens left Redis once the game ended
     shard = backend.layout.shard_of(game.game_id)
     r = backend.make()
@@ -126,18 +126,18 @@ def test_given_a_person_and_three_bots_when_both_play_then_the_game_ends_with_bo
     backend.start(backend.worker())
     start_bots(backend)
     client = backend.client()
-    decider = get_decider("shadow")
+    rules = get_game("shadow").rules
     # When a person on seat 2 plays (a seeded random choice, the version it saw as expected version)
     game = client.create_game("shadow", NAMES, seed=5, bots={0: "random", 1: "heuristic", 3: "random"})
     rng = random.Random(5)
-    state, version, mine, stale = decider.initial_state(), 0, 0, 0
-    while not decider.is_over(state):
+    state, version, mine, stale = rules.initial_state(), 0, 0, 0
+    while not rules.is_over(state):
         for e in client.read_events(game.game_id, after=version):
-            state, version = decider.evolve(state, decider.parse_event(e.data)), e.version
-        if decider.is_over(state) or 2 not in decider.awaited(state):
+            state, version = rules.evolve(state, rules.parse_event(e.data)), e.version
+        if rules.is_over(state) or 2 not in rules.awaited(state):
             wait_for(lambda v=version: over(client, game.game_id) or client.game_info(game.game_id)["version"] > v)
             continue
-        command = rng.choice(decider.legal_commands(state, 2))
+        command = rng.choice(rules.legal_commands(state, 2))
         outcome = client.send(game.game_id, 2, game.tokens[2], command.to_dict(), expected_version=version)
         if outcome.accepted:
             mine += 1

@@ -8,8 +8,7 @@ import uuid
 import pytest
 
 from services.demo import play_through_streams, run_demo
-from services.rules.decider import fold
-from services.rules.registry import get_decider
+from services.rules.registry import get_game
 from tests.service.conftest import Backend
 
 pytestmark = pytest.mark.redis
@@ -26,20 +25,20 @@ def test_a_shadow_game_between_random_bots_through_the_streams(backend: Backend,
     played = play_through_streams(client, "shadow", names, seed=41 + players)
 
     # Then the game ended with a result, recorded by the service too
-    decider = get_decider("shadow")
-    assert decider.is_over(played.final_state) and played.result is not None
+    rules = get_game("shadow").rules
+    assert rules.is_over(played.final_state) and played.result is not None
     info = client.game_info(played.game_id)
     assert info is not None
     assert info["status"] == "over" and info["result"] == played.result and info["version"] == played.version
     # and folding the stored events rebuilds the very same state
-    events = [decider.parse_event(e.data) for e in client.read_events(played.game_id)]
+    events = [rules.parse_event(e.data) for e in client.read_events(played.game_id)]
     assert len(events) == played.version
-    assert fold(decider, events) == played.final_state
+    assert rules.fold(events) == played.final_state
     # and the last snapshot is the state at its version
     r = backend.make()
     shard = backend.layout.shard_of(played.game_id)
     snap_v, snap_d = r.hmget(backend.layout.snap(shard, played.game_id), "v", "d")
-    assert decider.restore(snap_d) == fold(decider, events[: int(snap_v)])
+    assert rules.restore(snap_d) == rules.fold(events[: int(snap_v)])
 
 
 def test_the_demo_plays_a_seeded_game_on_the_embedded_default(monkeypatch: pytest.MonkeyPatch) -> None:

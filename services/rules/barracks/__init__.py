@@ -7,6 +7,7 @@ from pathlib import Path
 from events.barracks.commands import COMMAND_ADAPTER
 from events.barracks.events import EVENT_ADAPTER
 from events.barracks.settings import BarracksSettings
+from services.rules.barracks.view_model import VIEW_ADAPTER
 from services.rules.contract import GamePlugin
 
 RULES_REFERENCE = Path(__file__).with_name("RULES.md")
@@ -27,4 +28,5 @@ def plugin() -> GamePlugin:
         settings_schema=BarracksSettings.model_json_schema(),
         command_schema=COMMAND_ADAPTER.json_schema(),
         event_schema=EVENT_ADAPTER.json_schema(),
+        view_schema=VIEW_ADAPTER.json_schema(),
     )

@@ -60,7 +60,7 @@ Plan = tuple[Any, tuple[Any, ...]]  # (handler, its arguments after the Tx)
 def check(g: Game | None, command: Any) -> Plan | Rejection:
     """The handler a command runs and its decoded arguments, or why it is refused."""
     if g is None:
-        return reject("no_game", "There is no game yet.")
+        return reject("no_game", "There is no game yet.", "KX16")
     if g.phase == OVER:
         return reject("game_over", "The game is over.", "K39")
     seat = command.seat
@@ -110,7 +110,7 @@ def _card(g: Game, seat: int, cid: str) -> int | Rejection:
     if c < 0:
         return reject("unknown_card", f"There is no card '{cid}'.", "K1", "K3")
     if g.loc[c] != HAND + seat:
-        return reject("not_in_hand", f"{cid} is not in your hand.", "K14", "K15")
+        return reject("not_in_hand", f"{cid} is not in your hand.", "K15")
     return c
 
 
@@ -192,6 +192,10 @@ def _why_not_space(g: Game, actor: int, c: int, s: int) -> Rejection:
         what = "a barbarian" if T.is_barbarian[top] else T.card_ids[top]
         if L.suppressed(g, actor) and T.ability[c] in (PRAETORIAN, FOEDERATI, TRIUMPH):
             return reject("illegal_space", f"{sid} holds {what}; a Demagogue suppresses placement abilities.", "K37")
+        if T.ability[c] == PRAETORIAN and L.is_castra(g, top):
+            return reject(
+                "illegal_space", f"{sid} holds Castra, which Praetorian Guard does not displace.", "K32", "K35"
+            )
         return reject("illegal_space", f"{sid} is occupied by {what}.", "K16", "K35")
     mine = "/".join(FACTIONS[f] for f in g.actor_factions[actor])
     if L.suppressed(g, actor) and T.ability[c] == FORCE_MARCH:

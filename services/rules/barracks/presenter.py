@@ -53,6 +53,21 @@ class BarracksPresenter(Presenter[Game]):
     """A request for the next decision: the command answering it shows who decided."""
     leaderboard = LeaderboardSpec(score_label="points", shared_win="each")
     """A leaderboard averages points; a tie (without the tiebreak option) is a shared victory of each [K39]."""
+    flow_events = frozenset(
+        {
+            "GameStarted", "EmperorDeckShuffled", "RoundStarted", "BarbariansSet", "EmperorsDealt", "DeckShuffled",
+            "HandDealt", "ForumDealt", "TurnStarted", "DecisionRequested", "RoundEnded", "GameEnded", "RivalDrew",
+            "DemagogueEnded",
+        }
+    )  # fmt: skip
+    """What the rounds' flow records by itself: the deals and shuffles of a round, turn and round boundaries,
+    a rival claimant's draw, the end of the game."""
+
+    def flow_event(self, event: Any) -> bool:
+        """The flow's own events, and a pass the referee made for a seat without a possible play [KX5]."""
+        if event.type == "Passed":
+            return bool(event.automatic)
+        return event.type in self.flow_events
 
     def __init__(self, rules: GameRules[Game]) -> None:
         super().__init__(rules)

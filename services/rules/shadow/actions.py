@@ -937,7 +937,11 @@ def _turn(command_type: str) -> Callable[[Callable[[Tx, Any], bool | None]], Cal
 
 
 def _take_card(tx: Tx, seat: int, card: str, cost: int, trier: bool, rulings: tuple[str, ...]) -> None:
-    tx.emit(E.CardTaken(seat=seat, card=card, cost=cost, via_trier=trier, rulings=rulings))
+    """The card from its stack, or (``trier``) only its effect by Trier's privilege: no card is taken [P6]."""
+    if trier:
+        tx.emit(E.CardEffectCopied(seat=seat, card=card, cost=cost, rulings=(*rulings, "P6")))
+    else:
+        tx.emit(E.CardTaken(seat=seat, card=card, cost=cost, rulings=rulings))
     pay(tx, seat, cost, card, rulings)
     if trier:
         tx.emit(E.PrivilegeUsed(seat=seat, electorate="trier", rulings=("P6", "P7")))
@@ -1071,7 +1075,7 @@ def _fkd(tx: Tx, c: Any) -> None:
 @_turn("BuyRival")
 def _rival(tx: Tx, c: Any) -> None:
     _take_card(tx, c.seat, "rival", tx.state.layout.cards["rival"].cost, False, ("P1", "X12"))
-    tx.emit(E.Passed(seat=c.seat, reason="rival", rulings=("P1",)))
+    tx.emit(E.ActionsEnded(seat=c.seat, rulings=("P1",)))
 
 
 @_turn("BuyCardWithoutEffect")

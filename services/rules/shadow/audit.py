@@ -35,7 +35,10 @@ def _elector_changed(e: ev.ElectorChanged, p: Callable[[int | None], str]) -> st
     else:
         why += f"; {p(e.winner)} had the most ({top})"
     if e.new_owner is None:
-        outcome = f"the seat is empty: {p(e.winner)} had no aristocrat there that may sit as elector"
+        outcome = (
+            f"{p(e.previous_owner)}'s elector leaves and the seat is empty: {p(e.winner)} had no aristocrat there "
+            "that may sit as elector"
+        )
     else:
         outcome = f"{p(e.new_owner)} takes the elector seat"
         if e.previous_owner is not None:
@@ -44,11 +47,22 @@ def _elector_changed(e: ev.ElectorChanged, p: Callable[[int | None], str]) -> st
 
 
 def _elector_retained(e: ev.ElectorRetained, p: Callable[[int | None], str]) -> str:
-    who = f"{p(e.owner)} keeps the seat" if e.owner is not None else "the seat stays empty"
+    who = f"{p(e.owner)} keeps the seat"
     tie = f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else ""
     return (
         f"Phase V: the power in {electorate_name(e.electorate)} was {_tally(e.power, p)}; nobody else had more, "
         f"so {who}{tie}."
+    )
+
+
+def _seat_stays_empty(e: ev.ElectorSeatStaysEmpty, p: Callable[[int | None], str]) -> str:
+    why = f"the power in {electorate_name(e.electorate)} was {_tally(e.power, p)}"
+    if e.winner is None:
+        return f"Phase V: {why}; nobody had any, so the empty seat stays empty."
+    tie = f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else ""
+    return (
+        f"Phase V: {why}; {p(e.winner)} had the most{tie} but no aristocrat there that may sit as elector, "
+        "so the empty seat stays empty and nobody scores."
     )
 
 
@@ -87,6 +101,7 @@ def _descendants(e: ev.DescendantsCounted, p: Callable[[int | None], str]) -> st
 _WHY: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "ElectorChanged": _elector_changed,
     "ElectorRetained": _elector_retained,
+    "ElectorSeatStaysEmpty": _seat_stays_empty,
     "VotesRevealed": _votes_revealed,
     "IncomeCollected": _income,
     "GameEnded": _ended,

@@ -9,7 +9,7 @@ from events.base import Command, Event, Rejection
 from services.rules.shadow import actions
 from services.rules.shadow.actions import OPTIONS, awaited, is_legal, key_of
 from services.rules.shadow.effects import Tx
-from services.rules.shadow.explain import explain
+from services.rules.shadow.explain import DECISION_RULINGS, explain
 from services.rules.shadow.facts import to_model
 from services.rules.shadow.state import GameState
 
@@ -34,12 +34,12 @@ def execute(state: GameState | None, command: Command) -> tuple[list[Event], Gam
 def _run(state: GameState | None, command: Command) -> Tx | Rejection:
     """The checks in the order a player learns the most from, then the command's effects on a Tx."""
     if state is None:
-        return reject("no_game", "There is no game yet.")
+        return reject("no_game", "There is no game yet.", "X15")
     if state.over:
         return reject("game_over", "The game is over.", "G3")
     seat = command.seat
     if not 0 <= seat < state.n:
-        return reject("unknown_seat", f"Seat {seat} does not exist in a {state.n}-player game.")
+        return reject("unknown_seat", f"Seat {seat} does not exist in a {state.n}-player game.", "G1", "X15")
     prompt = state.prompt
     assert prompt is not None
     waiting = awaited(state)
@@ -56,6 +56,8 @@ def _run(state: GameState | None, command: Command) -> Tx | Rejection:
             "wrong_decision",
             f"The game waits for '{prompt.decision}'; {command_type} is not possible now "
             f"(expected one of: {expected}).",
+            "X15",
+            *DECISION_RULINGS[prompt.decision],
         )
     if not is_legal(state, seat, prompt, command_type, key_of(command)):
         code, message, rulings = explain(state, command, prompt)

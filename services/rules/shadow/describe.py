@@ -118,14 +118,14 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "DaughterEnteredConvent": lambda e, p: f"{p(e.seat)}'s daughter enters the convent.",
     "CardsReturned": lambda e, p: "The action cards go back to their stacks.",
     "CardTaken": lambda e, p: (
-        f"{p(e.seat)} "
-        + ("uses Trier's privilege for the effect of " if e.via_trier else "takes ")
-        + f"{CARD_NAMES.get(e.card, e.card)}"
-        + (" without effect" if e.without_effect else "")
-        + "."
+        f"{p(e.seat)} takes {CARD_NAMES.get(e.card, e.card)}" + (" without effect" if e.without_effect else "") + "."
+    ),
+    "CardEffectCopied": lambda e, p: (
+        f"{p(e.seat)} uses Trier's privilege for the effect of {CARD_NAMES.get(e.card, e.card)} (no card taken)."
     ),
     "PrivilegeUsed": lambda e, p: f"{p(e.seat)} uses the privilege of {_e(e.electorate)}.",
-    "Passed": lambda e, p: f"{p(e.seat)} {'passes' if e.reason == 'pass' else 'is done for phase IV (Rival)'}.",
+    "Passed": lambda e, p: f"{p(e.seat)} passes.",
+    "ActionsEnded": lambda e, p: f"{p(e.seat)} took Rival and is done for phase IV.",
     "ElectorChanged": lambda e, p: (
         f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
         + (
@@ -139,7 +139,19 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     ),
     "ElectorRetained": lambda e, p: (
         f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
-        + (f"{p(e.owner)} stays elector." if e.owner is not None else "The seat stays empty.")
+        + f"{p(e.owner)} stays elector"
+        + (f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else "")
+        + "."
+    ),
+    "ElectorSeatStaysEmpty": lambda e, p: (
+        f"Power in {_e(e.electorate)}: {', '.join(f'{p(i)} {v}' for i, v in enumerate(e.power))}. "
+        + (
+            "Nobody has power there"
+            if e.winner is None
+            else f"{p(e.winner)} wins but has no aristocrat that may sit as elector"
+        )
+        + (f" (tie broken by the Emperor {p(e.tie_broken_by)})" if e.tie_broken_by is not None else "")
+        + "; the seat stays empty."
     ),
     "ElectionCalled": lambda e, p: f"{p(e.rival)} challenges the Emperor {p(e.emperor)}: an election.",
     "CardAimed": lambda e, p: f"{p(e.seat)} aims {CARD_NAMES[e.card]} at {_e(e.electorate)}.",

@@ -281,6 +281,7 @@ def _vp(s: GameState, e: Any) -> None:
     ev.DaughterEnteredConvent,
     ev.ElectorChanged,
     ev.ElectorRetained,
+    ev.ElectorSeatStaysEmpty,
     ev.VotesRevealed,
     ev.EmperorRetained,
     ev.ThroneLeftEmpty,
@@ -296,16 +297,20 @@ def _cards_returned(s: GameState, _: Any) -> None:
     s.version += 1
 
 
+@_on(ev.CardEffectCopied)
+def _effect_copied(s: GameState, _: Any) -> None:
+    s.version += 1  # Trier copies an effect: no card goes into a play area [P6]
+
+
 @_on(ev.CardTaken)
 def _card_taken(s: GameState, e: Any) -> None:
-    if not e.via_trier:  # Trier copies an effect; no card is taken
-        card = e.card
-        s.play_areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], card))
-        taken = s.taken.copy()
-        taken[card] = taken.get(card, 0) + 1
-        s.taken = taken
-        if card == "rival":
-            s.rival = e.seat
+    card = e.card
+    s.play_areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], card))
+    taken = s.taken.copy()
+    taken[card] = taken.get(card, 0) + 1
+    s.taken = taken
+    if card == "rival":
+        s.rival = e.seat
     s.version += 1
 
 
@@ -316,6 +321,7 @@ def _privilege(s: GameState, e: Any) -> None:
 
 
 @_on(ev.Passed)
+@_on(ev.ActionsEnded)
 def _passed(s: GameState, e: Any) -> None:
     s.passed = s.passed | {e.seat}
     s.version += 1

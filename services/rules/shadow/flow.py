@@ -278,10 +278,10 @@ def electorates_from(tx: Tx, e: int) -> None:
             continue
         power = power_in(s, e)
         top = max(power)
-        if top == 0:  # nobody has power: the (empty) seat stays as it is [V2]
+        if top == 0:  # nobody has power (so no elector either, V1): the empty seat stays empty [V2]
             tx.emit(
-                E.ElectorRetained(
-                    electorate=s.layout.electorates[e].key, owner=elector_owner(s, e), power=power, rulings=("V1", "V2")
+                E.ElectorSeatStaysEmpty(
+                    electorate=s.layout.electorates[e].key, winner=None, power=power, rulings=("V1", "V2")
                 )
             )
             finish_electorate(tx, e)
@@ -315,6 +315,13 @@ def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bo
         finish_electorate(tx, e)
         return False
     candidates = elector_candidates(s, winner, e)
+    if incumbent is None and not candidates:  # nothing changes: the empty seat stays empty, nobody scores [V4]
+        tx.emit(
+            E.ElectorSeatStaysEmpty(
+                electorate=info.key, winner=winner, power=power, tie_broken_by=tie_broken_by, rulings=(*rulings, "V4")
+            )
+        )
+        return settle_displaced(tx, e)
     tx.emit(
         E.ElectorChanged(
             electorate=info.key,

@@ -2,7 +2,7 @@
 
 The rules (:class:`ShadowRules`), the presenter (:class:`ShadowPresenter`), the bots (``heuristic``, the
 default opponent, and ``random``), the rules reference RULES.md, and the JSON Schemas of the table settings,
-the commands and the events.
+the commands, the events and the views.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from events.shadow.commands import COMMAND_ADAPTER
 from events.shadow.events import EVENT_ADAPTER
 from events.shadow.settings import ShadowSettings
 from services.rules.contract import JSON, Bot, GamePlugin
+from services.rules.shadow.view_model import VIEW_ADAPTER
 
 HERE = Path(__file__).resolve().parent
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -55,5 +56,6 @@ def plugin() -> GamePlugin:
         settings_schema=_schema("shadow.settings", ShadowSettings.model_json_schema()),
         command_schema=_schema("shadow.commands", COMMAND_ADAPTER.json_schema()),
         event_schema=_schema("shadow.events", EVENT_ADAPTER.json_schema()),
+        view_schema=_schema("shadow.views", VIEW_ADAPTER.json_schema()),
         bench_sections=(_bench_heuristic,),
     )

@@ -28,6 +28,25 @@ class ShadowPresenter(Presenter[GameState | None]):
     """A request for the next decision: the next command shows who answered it."""
     leaderboard = LeaderboardSpec(score_label="victory points", shared_win="each")
     """A leaderboard averages victory points; players tied for the win all win together [G3]."""
+    flow_events = frozenset(
+        {
+            "GameStarted", "ElectoratesClosed", "DecisionRequested", "PhaseStarted", "GameEnded", "IncomeCollected",
+            "AristocratsAged", "DescendantsCounted", "CardsReturned", "ElectionCalled",
+            "VotesRevealed", "EmperorElected", "EmperorRetained",
+        }
+    )  # fmt: skip
+    """What the round's flow records by itself: openings, phase I income, phase II aging, the phase III count,
+    the settling of electorates and the election once every vote is in, the end of the game."""
+
+    def flow_event(self, event: Event) -> bool:
+        """The flow's own events, and the old-age deaths of phase II [A1] and the elector seats settled without a
+        tie to break [V2] (a Doctor's death or a tie the Emperor broke came from a seat's command)."""
+        kind = event.type
+        if kind == "AristocratDied":
+            return bool(event.cause == "old_age")
+        if kind in ("ElectorChanged", "ElectorRetained"):
+            return event.tie_broken_by is None
+        return kind in self.flow_events
 
     def view(self, state: GameState | None, seat: int | None) -> JSON:
         """The game as one seat or a spectator sees it (before GameStarted: that there is no table yet)."""

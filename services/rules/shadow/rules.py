@@ -9,6 +9,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from events.base import Command, Event, Rejection, parse_json
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_ADAPTER
@@ -24,8 +26,13 @@ from services.rules.shadow.snapshot import restore, snapshot
 from services.rules.shadow.state import GameState
 
 NAME = "shadow"
-RULES_VERSION = "shadow-2"
-"""shadow-2: PhaseStarted cites G3 (the five rounds of eight phases); shadow-1 recorded it without rulings."""
+RULES_VERSION = "shadow-3"
+"""shadow-3: Trier's privilege records ``CardEffectCopied`` (no card is taken) where shadow-2 recorded a
+``CardTaken`` with ``via_trier``; taking Rival records ``ActionsEnded`` where shadow-2 recorded a ``Passed``
+with ``reason: "rival"``; an empty elector seat that stays empty records ``ElectorSeatStaysEmpty`` where
+shadow-2 recorded an ``ElectorRetained`` without owner or an ``ElectorChanged`` without previous and new owner.
+``parse_event`` still reads the older forms (see :func:`upcast`).
+shadow-2: PhaseStarted cites G3 (the five rounds of eight phases); shadow-1 recorded it without rulings."""
 
 
 class ShadowRules(GameRules[GameState | None]):
@@ -121,8 +128,8 @@ class ShadowRules(GameRules[GameState | None]):
         return parse_json(COMMAND_ADAPTER, raw)
 
     def parse_event(self, raw: bytes | str | JSON) -> Event:
-        """Validate a recorded event from JSON."""
-        return parse_json(ev.EVENT_ADAPTER, raw)
+        """Validate a recorded event from JSON (events recorded by older rules versions are read as today's)."""
+        return parse_json(ev.EVENT_ADAPTER, upcast(raw))
 
     def encode_event(self, event: Event) -> JSON:
         """An event as JSON-ready data."""
@@ -143,6 +150,55 @@ class ShadowRules(GameRules[GameState | None]):
     def restore(self, data: bytes) -> GameState:
         """Deserialize a state."""
         return restore(data)
+
+
+_MARKERS = (
+    ('"CardTaken"', '"via_trier"'),
+    ('"Passed"', '"reason"'),
+    ('"ElectorRetained"', "null"),
+    ('"ElectorChanged"', "null"),
+)
+_MARKERS_BYTES = tuple((kind.encode(), field.encode()) for kind, field in _MARKERS)
+"""A recorded event that may need :func:`upcast` holds one of these pairs (a cheap test before parsing twice)."""
+
+
+def upcast(raw: bytes | str | JSON) -> bytes | str | JSON:
+    """A recorded event in today's vocabulary: shadow-1/2 logs name some facts by a field of another event
+    [P1, P6, V2, V4].
+
+    - A Trier copy was a ``CardTaken`` with ``via_trier: true``: now ``CardEffectCopied`` (the flag is gone).
+    - Taking Rival ended phase IV with a ``Passed`` with ``reason: "rival"``: now ``ActionsEnded`` (a pass had
+      ``reason: "pass"``, gone).
+    - An empty seat staying empty was an ``ElectorRetained`` with ``owner: null`` (nobody had power) or an
+      ``ElectorChanged`` with no previous and no new owner (the winner had no aristocrat that may sit): now
+      ``ElectorSeatStaysEmpty``.
+    """
+    if isinstance(raw, bytes | str):
+        markers = _MARKERS if isinstance(raw, str) else _MARKERS_BYTES
+        if not any(kind in raw and field in raw for kind, field in markers):  # type: ignore[operator]
+            return raw  # the common case: nothing to rewrite, no second parse
+        raw = orjson.loads(raw)
+    if not isinstance(raw, dict):
+        return raw
+    kind = raw.get("type")
+    if kind == "CardTaken" and "via_trier" in raw:
+        event = {k: v for k, v in raw.items() if k != "via_trier"}
+        if raw["via_trier"]:
+            event.pop("without_effect", None)
+            event["type"] = "CardEffectCopied"
+        return event
+    if kind == "Passed" and "reason" in raw:
+        event = {k: v for k, v in raw.items() if k != "reason"}
+        if raw["reason"] == "rival":
+            event["type"] = "ActionsEnded"
+        return event
+    if kind == "ElectorRetained" and raw.get("owner") is None:
+        event = {k: v for k, v in raw.items() if k != "owner"}
+        return {**event, "type": "ElectorSeatStaysEmpty", "winner": None}
+    if kind == "ElectorChanged" and raw.get("previous_owner") is None and raw.get("new_owner") is None:
+        event = {k: v for k, v in raw.items() if k not in ("previous_owner", "new_owner")}
+        return {**event, "type": "ElectorSeatStaysEmpty"}
+    return raw
 
 
 def draw_closed_electorates(state: GameState, seed: int) -> Any:

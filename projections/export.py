@@ -1,0 +1,46 @@
+"""Export: a stored game as the offline adjudicator's input (services/adjudicator.py), so that any game of the
+service can be re-refereed offline, byte for byte.
+
+The first line is the header (the game's name, players, settings and seed from its metadata); then every logged
+command the rules judged, in the order the rules worker committed them, as its JSON with the sender's ``seat``:
+the accepted ones, and the refused ones the rules refused (their rejection shows again offline). Commands the
+service refused before any rule saw them (a stale version, a game already over, a payload naming another seat,
+...) are left out: they changed nothing and would mean something else without their envelope. Running the
+adjudicator on the export gives the stored events, each one byte for byte, at its stored version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from projections.history import Game, History
+from projections.verify import SERVICE_CODES
+from services.bus import envelope as env_mod
+from services.store.eventstore import StoredCommand
+
+
+def exported_command(cmd: StoredCommand) -> dict[str, Any] | None:
+    """The adjudicator's line of a logged command (None: the rules never judged it, so it is not exported)."""
+    if cmd.kind != "cmd" or cmd.seat is None or not isinstance(cmd.payload, dict):
+        return None
+    if not cmd.accepted:
+        code = (cmd.outcome.get("rejection") or {}).get("code")
+        if code in SERVICE_CODES or code == env_mod.COMMAND_ID_CONFLICT:
+            return None
+        if cmd.payload.get("seat", cmd.seat) != cmd.seat:
+            return None  # refused for naming another seat than its sender's: the seat is part of the refusal
+    return {**cmd.payload, "seat": cmd.seat}
+
+
+def export_lines(history: History, game: Game) -> Iterator[bytes]:
+    """The export of ``game`` as JSON lines (no newlines): the header, then one command a line."""
+    meta = game.meta
+    header = {"game": meta.name, "players": list(meta.players), "settings": dict(meta.settings), "seed": meta.seed}
+    yield orjson.dumps(header)
+    for cmd in history.commands(game):
+        line = exported_command(cmd)
+        if line is not None:
+            yield orjson.dumps(line)
