@@ -35,6 +35,7 @@ OPTIONAL_SECTION_MODULES = (
     "services.bench_service",
     "services.gateway.bench",
     "projections.bench",
+    "services.bench_webhooks",
 )
 
 

@@ -7,7 +7,7 @@
     throne audit GAME [VERSION] [--json]
     throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
     throne export GAME [-o OUTPUT]
-    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections]
+    throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick]
 
@@ -344,7 +344,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     configure(args.log_level)
     return serve(
         workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
-        projections=not args.no_projections, grace=args.grace,
+        projections=not args.no_projections, webhooks=not args.no_webhooks, grace=args.grace,
     )  # fmt: skip
 
 
@@ -407,13 +407,14 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("game", help="the game id")
     export.add_argument("-o", "--output", help="output file (default: stdout)")
 
-    serve = sub.add_parser("serve", help="rules workers, projections, gateway and bots against REDIS_URL")
+    serve = sub.add_parser("serve", help="rules workers, projections, gateway, bots and webhooks against REDIS_URL")
     serve.add_argument("--workers", type=int, default=1, help="rules worker processes, shards split in ranges")
     serve.add_argument("--host", default="127.0.0.1", help="the gateway's address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="the gateway's port (default 8000)")
     serve.add_argument("--no-gateway", action="store_true")
     serve.add_argument("--no-bots", action="store_true")
     serve.add_argument("--no-projections", action="store_true")
+    serve.add_argument("--no-webhooks", action="store_true")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
 

@@ -5,7 +5,8 @@ Children (each a plain ``python -m`` entry point, the same ones deploy/docker-co
 - ``--workers N`` rules workers (``python -m services.worker``), the shards split into N contiguous ranges;
 - the projection worker (``python -m projections run``);
 - the gateway (``python -m services.gateway --host H --port P``);
-- the bots process (``python -m services.bots``).
+- the bots process (``python -m services.bots``);
+- the webhooks process (``python -m services.webhooks``).
 
 A child that exits on its own is started again after a pause that doubles up to 30 s (back to 1 s once it has
 run for a minute). SIGINT or SIGTERM stops the supervisor: every child gets SIGTERM (rules workers release
@@ -84,6 +85,7 @@ def plan(
     port: int = 8000,
     bots: bool = True,
     projections: bool = True,
+    webhooks: bool = True,
 ) -> list[ChildSpec]:
     """The children of ``serve``; projections are left out (with a warning) while their module is missing."""
     specs = [
@@ -99,6 +101,8 @@ def plan(
         specs.append(ChildSpec("gateway", "services.gateway", ("--host", host, "--port", str(port))))
     if bots:
         specs.append(ChildSpec("bots", "services.bots"))
+    if webhooks:
+        specs.append(ChildSpec("webhooks", "services.webhooks"))
     return specs
 
 
@@ -150,6 +154,7 @@ def serve(
     port: int = 8000,
     bots: bool = True,
     projections: bool = True,
+    webhooks: bool = True,
     grace: float = 10.0,
 ) -> int:
     """``throne serve``: needs REDIS_URL (children in other processes cannot share an in-process Redis)."""
@@ -158,7 +163,10 @@ def serve(
         print("throne serve: set REDIS_URL (e.g. redis://127.0.0.1:6379/0 or redis+cluster://...)", file=sys.stderr)
         return 2
     layout = Layout.from_env()
-    specs = plan(layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections)
+    specs = plan(
+        layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections,
+        webhooks=webhooks,
+    )  # fmt: skip
     stop = stop_on_signals()
     log.info("serve.start", children=[s.name for s in specs], shards=layout.shards, prefix=layout.prefix)
     return supervise(specs, stop, grace)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import grimp
 
-GENERIC_RULES = {"services.rules." + m for m in ("contract", "registry", "legacy", "decider", "schemas")}
+GENERIC_RULES = {"services.rules." + m for m in ("contract", "registry", "reference", "schemas")}
 GENERIC_EVENTS = {"events.base", "events.schemas"}
 
 

@@ -12,6 +12,7 @@ import pytest
 from projections.__main__ import main as projections_main
 from services.bots.__main__ import main as bots_main
 from services.process import add_deployment_arguments, start_deployment_process
+from services.webhooks.__main__ import main as webhooks_main
 from services.worker.__main__ import main as worker_main
 
 
@@ -21,6 +22,7 @@ from services.worker.__main__ import main as worker_main
         (worker_main, [], "services.worker"),
         (bots_main, [], "services.bots"),
         (projections_main, ["run"], "projections"),
+        (webhooks_main, [], "services.webhooks"),
     ],
 )
 def test_given_no_redis_named_when_a_process_starts_then_it_refuses_and_says_why(

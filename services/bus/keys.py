@@ -24,6 +24,12 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:botgames                 set      games with seats played by the bots process
     throne:{s17}:game:<gid>:bots          string   JSON: the bot seats of a game (their kinds), until it ends
     throne:{s17}:game:<gid>:chat:<seat>   hash     a seat's chat cursor (version seen, menu shown), with a TTL
+    throne:{s17}:game:<gid>:hooks         hash     the game's webhooks: hook id -> JSON (seat, url, kinds, key)
+    throne:{s17}:game:<gid>:hookstat      hash     delivery counters of its webhooks (``<hook>:delivered`` ...)
+    throne:{s17}:game:<gid>:hooked        string   the last version whose notices were queued (webhooks)
+    throne:{s17}:hookgames                set      games with webhooks (the webhooks process sweeps it)
+    throne:{s17}:webhooks                 stream   notices to deliver (consumer group ``deliver``)
+    throne:{s17}:webhooks:failed          stream   notices given up on, with the reason (trimmed)
 
 ``<scope>`` is the sending seat (a command id is scoped to its seat: the same id sent by two seats names two
 commands, and one seat's ids can never decide another seat's command), ``new`` for a game creation, ``_`` for
@@ -41,6 +47,10 @@ GROUP = "rules"
 """The consumer group of the rules workers on every command stream."""
 BOTS_GROUP = "bots"
 """The consumer group of the bots processes on every shard's event feed."""
+WEBHOOKS_GROUP = "webhooks"
+"""The consumer group of the webhooks processes on every shard's event feed."""
+DELIVER_GROUP = "deliver"
+"""The consumer group of the webhooks processes on every shard's outbox of notices."""
 
 DEFAULT_SHARDS = 16
 DEFAULT_PREFIX = "throne"
@@ -139,6 +149,30 @@ class Layout:
     def chat(self, shard: int, game_id: str, seat: int) -> str:
         """A seat's chat cursor (what its chat last showed it: version, menu, listing), with a TTL."""
         return f"{self.tag(shard)}:game:{game_id}:chat:{seat}"
+
+    def hooks(self, shard: int, game_id: str) -> str:
+        """A game's webhooks (hash: hook id -> JSON with the seat, URL, kinds and signing key)."""
+        return f"{self.tag(shard)}:game:{game_id}:hooks"
+
+    def hook_status(self, shard: int, game_id: str) -> str:
+        """Delivery counters of a game's webhooks (hash: ``<hook>:delivered``, ``<hook>:failed``, ...)."""
+        return f"{self.tag(shard)}:game:{game_id}:hookstat"
+
+    def hooked(self, shard: int, game_id: str) -> str:
+        """The last version of a game whose webhook notices were queued (the webhooks process's checkpoint)."""
+        return f"{self.tag(shard)}:game:{game_id}:hooked"
+
+    def hook_games(self, shard: int) -> str:
+        """The shard's games that have webhooks (set of game ids)."""
+        return f"{self.tag(shard)}:hookgames"
+
+    def webhooks(self, shard: int) -> str:
+        """The shard's outbox: notices waiting to be delivered to webhooks."""
+        return f"{self.tag(shard)}:webhooks"
+
+    def webhook_failures(self, shard: int) -> str:
+        """The shard's notices the webhooks process gave up on, with the reason (trimmed)."""
+        return f"{self.tag(shard)}:webhooks:failed"
 
     def outcome(self, shard: int, game_id: str, scope: str, command_id: str) -> str:
         """The recorded outcome of one command of ``scope`` (a seat, ``new``, ``_``); also the duplicate check."""

@@ -32,6 +32,7 @@ from services.gateway.cors import parse_origins
 from services.gateway.limits import Limits
 from services.gateway.protocol import server_config
 from services.log import configure, get_logger
+from services.webhooks.config import allow_private_from_env
 from services.worker.rules_worker import RulesWorker
 
 
@@ -58,6 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--feeds-total", type=int, default=d.feeds_total, help="open feeds in this process")
     p.add_argument("--max-header", type=int, default=d.max_header, help="largest request head in bytes")
     p.add_argument("--read-timeout", type=float, default=d.read_timeout, help="seconds to send a whole request")
+    p.add_argument("--webhooks-per-seat", type=int, default=d.webhooks_per_seat, help="webhooks per seat of a game")
+    p.add_argument(
+        "--webhooks-allow-private", action="store_true", default=allow_private_from_env(),
+        help="accept webhook URLs on private addresses (tests, development; env THRONE_WEBHOOKS_ALLOW_PRIVATE)",
+    )  # fmt: skip
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
     p.add_argument(
         "--cors-origin", action="append", default=None,
@@ -82,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_body=args.max_body, rate=args.rate, burst=args.burst, address_rate=args.address_rate,
         address_burst=args.address_burst, command_timeout=args.command_timeout,
         feeds_per_address=args.feeds_per_address, feeds_total=args.feeds_total, max_header=args.max_header,
-        read_timeout=args.read_timeout,
+        read_timeout=args.read_timeout, webhooks_per_seat=args.webhooks_per_seat,
+        webhooks_allow_private=args.webhooks_allow_private,
     )  # fmt: skip
     stop = threading.Event()
     embedded = is_embedded(client)

@@ -26,6 +26,8 @@ from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBucke
 from services.gateway.openapi import install_openapi, operation_id
 from services.gateway.routes import router
 from services.gateway.service import Gateway
+from services.gateway.webhooks import router as webhooks_router
+from services.webhooks.hooks import HookStore
 
 DESCRIPTION = """
 HTTP and WebSocket gateway of **throne**, an event-sourced referee of board games.
@@ -37,6 +39,8 @@ HTTP and WebSocket gateway of **throne**, an event-sourced referee of board game
 * `GET /games/{id}/seats/{seat}/view`: the seat's view and legal commands;
   `WS /games/{id}/seats/{seat}/feed?after=N`: its events after version N, then live (resumable).
 * `POST /games/{id}/chat`: one line of text in, the board as text and a numbered menu of moves out.
+* `POST /games/{id}/seats/{seat}/webhooks`: a seat's webhook, told (signed HMAC-SHA256) when the game waits for
+  the seat and when it ends.
 * Scoreboard, leaderboard, replay, audit (every event and refused command; a seat reads its own refusals at
   any time), verification, SVG board; JSON Schemas under `/schemas`; each game's rules reference under `/rules`.
 * `POST /games/{id}/board-links`: a short-lived signed link to the seat's SVG board, for an `<img src>` (the
@@ -108,9 +112,11 @@ def create_app(
         catchups=limits.feed_catchups,
     )  # fmt: skip
     app.state.feeds = feeds
+    app.state.hooks = HookStore(client, layout)
     install_handlers(app)
     app.include_router(router)
     app.include_router(feed_router)
+    app.include_router(webhooks_router)
     install_docs(app)
     install_openapi(app)
     # Added last = outermost: the rate check runs first, then the body bound, then routing.

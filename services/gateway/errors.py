@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
@@ -131,6 +132,16 @@ def validation_message(exc: RequestValidationError | ValidationError) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+def _allowed(app: FastAPI, request: Request) -> list[str]:
+    """The methods of every route whose path matches the request's."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches({**request.scope, "method": ""})
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
 def install_handlers(app: FastAPI) -> None:
     """Route every error (ours, FastAPI's, unexpected ones) to the typed JSON shape."""
 
@@ -146,10 +157,15 @@ def install_handlers(app: FastAPI) -> None:
         return error_response(422, VALIDATION, validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JsonResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JsonResponse:
         code = _STATUS_CODES.get(exc.status_code, f"http_{exc.status_code}")
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
-        return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:
+            # Starlette's Allow names the methods of the first route matching the path only; a path served by
+            # several routes (GET and POST of a seat's webhooks) allows the methods of them all.
+            headers = {**(headers or {}), "Allow": ", ".join(_allowed(app, request))}
+        return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(redis.RedisError)
     async def _redis(request: Request, exc: redis.RedisError) -> JsonResponse:

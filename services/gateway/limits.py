@@ -68,6 +68,10 @@ class Limits:
     (408 ``request_timeout`` after that)."""
     keep_alive: float = 5.0
     """Seconds an idle keep-alive connection stays open."""
+    webhooks_per_seat: int = 4
+    """Webhooks one seat of one game may have at once (409 ``too_many_webhooks`` beyond)."""
+    webhooks_allow_private: bool = False
+    """Accept webhook URLs on loopback, private or reserved addresses (tests, development only: SSRF)."""
 
 
 async def _send_error(

@@ -219,3 +219,48 @@ def test_given_idle_shards_on_the_cluster_when_read_with_block_then_it_waits_and
     # And a group that does not exist is an error, as on a single Redis
     with pytest.raises(redis.ResponseError):
         GroupReader(client, "no-such-group", "c1").read({keys[0]: ">"}, count=1)
+
+
+def test_given_the_cluster_when_a_hooked_bot_game_is_played_then_every_seat_hears_its_turns_and_the_end(
+    cluster: tuple[str, Path],
+) -> None:
+    from services.webhooks.delivery import Deliverer
+    from services.webhooks.follower import WebhookFollower
+    from services.webhooks.hooks import HookStore
+    from tests.webhooks.conftest import FAST_HOOKS
+    from tests.webhooks.receiver import receiver
+
+    url, _ = cluster
+    layout = Layout(prefix="tclw", shards=8)
+    stop = threading.Event()
+    shards = range(layout.shards)
+    loops = [
+        RulesWorker(connect(url), shards, layout=layout, config=WorkerConfig(block_ms=20)),
+        BotRunner(connect(url), shards, layout=layout, config=BotConfig(block_ms=20)),
+        WebhookFollower(connect(url), shards, layout=layout, config=FAST_HOOKS),
+        Deliverer(connect(url), shards, layout=layout, config=FAST_HOOKS),
+    ]
+    threads = [threading.Thread(target=x.run, args=(stop,), daemon=True) for x in loops]
+    for t in threads:
+        t.start()
+    try:
+        with receiver() as rx:
+            # Given a Shadow game of four bot seats, each seat with a webhook on a receiver, on the cluster
+            service = ServiceClient(connect(url), layout)
+            game = service.create_game("shadow", NAMES, seed=5, bots=dict.fromkeys(range(4), "random"))
+            hooks = HookStore(connect(url), layout)
+            for seat in range(4):
+                hook = hooks.register(game.game_id, seat, rx.hook_url(f"/{seat}"), ("turn", "game_over"))
+                rx.secrets[f"/{seat}"] = hook.key
+            # When the bots play it to its end
+            wait_for(lambda: service.game_info(game.game_id)["status"] == "over", seconds=90, every=0.1)
+            # Then every seat hears of the end, and heard of its turns, every request signed with its secret
+            wait_for(lambda: len(rx.notices("game_over")) == 4, seconds=30, every=0.05)
+            assert rx.bad_signatures == 0
+            turns = rx.notices("turn")
+            assert {n["seat"] for n in turns} == {0, 1, 2, 3}
+            assert all(n["id"].startswith(f"{game.game_id}:") for n in turns)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(10)

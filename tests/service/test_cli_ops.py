@@ -116,6 +116,7 @@ def test_serve_plans_one_process_per_role_and_names_only_runnable_modules() -> N
     specs = plan(Layout(shards=16), workers=2, port=9000)
     names = [s.name for s in specs]
     assert names[:2] == ["rules-worker-0", "rules-worker-1"] and "gateway" in names and "bots" in names
+    assert "webhooks" in names
     assert ("projections" in names) == module_exists("projections")
     for spec in specs:
         assert module_exists(spec.module), spec.module

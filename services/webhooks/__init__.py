@@ -1,0 +1,11 @@
+"""Outbound webhooks: a seat's receiver is told when the game waits for it and when the game ends.
+
+* hooks.py: the webhooks of a game, per seat (registered through the gateway);
+* targets.py: where a webhook may point (server-side request forgery);
+* signing.py: HMAC-SHA256 signatures, and how a receiver verifies them;
+* notices.py: which notices a commit gives which seat (the game contract only), and the kinds registry;
+* outbox.py: the per-shard outbox of notices and the records of what became of each;
+* follower.py: the feeds -> the outbox (a consumer group, per-game checkpoints);
+* delivery.py: the outbox -> the receivers (asyncio + httpx, retries with backoff);
+* ``python -m services.webhooks``: the process, both halves.
+"""

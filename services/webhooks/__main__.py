@@ -1,0 +1,80 @@
+"""``python -m services.webhooks``: the webhooks process, telling seats' receivers about turns and game ends.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 python -m services.webhooks --shards all
+    python -m services.webhooks failures          # the newest notices given up on, per shard
+
+Two halves in one process: the follower (a thread: the event feeds -> the outbox of notices) and the deliverer
+(asyncio in the main thread: the outbox -> HTTP). Notices are never sent from a request path of the gateway.
+``--allow-private`` (or env ``THRONE_WEBHOOKS_ALLOW_PRIVATE=1``) lets webhooks reach loopback and private
+addresses: for tests and development only (services/webhooks/targets.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import threading
+from collections.abc import Sequence
+
+import orjson
+
+from services.bus.connection import connect
+from services.bus.keys import parse_shards
+from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
+from services.webhooks.config import WebhookConfig, allow_private_from_env
+from services.webhooks.delivery import Deliverer
+from services.webhooks.follower import WebhookFollower
+from services.webhooks.outbox import Outbox
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments; run the webhooks process until SIGTERM/SIGINT (or list failures)."""
+    d = WebhookConfig()
+    p = argparse.ArgumentParser(prog="python -m services.webhooks", description=__doc__.splitlines()[0])
+    p.add_argument("action", nargs="?", default="run", choices=("run", "failures"))
+    add_deployment_arguments(p)
+    p.add_argument("--consumer", default=None, help="consumer name in the groups (default: webhooks-<host>)")
+    p.add_argument("--allow-private", action="store_true", default=None, help="deliver to private addresses")
+    p.add_argument("--concurrency", type=int, default=d.concurrency, help="requests in flight at once")
+    p.add_argument("--per-host", type=int, default=d.per_host, help="requests in flight at once to one host")
+    p.add_argument("--timeout", type=float, default=d.timeout_s, help="seconds a receiver has to answer")
+    p.add_argument("--max-attempts", type=int, default=d.max_attempts, help="attempts before a notice fails")
+    p.add_argument("--retry-first", type=float, default=d.retry_first_s, help="first pause between attempts (s)")
+    p.add_argument("--retry-cap", type=float, default=d.retry_cap_s, help="longest pause between attempts (s)")
+    p.add_argument("--claim-idle-ms", type=int, default=d.claim_idle_ms, help="take over notices idle this long")
+    p.add_argument("--sweep-every-ms", type=int, default=d.sweep_every_ms)
+    args = p.parse_args(argv)
+
+    layout = start_deployment_process(args, "services.webhooks")
+    if layout is None:
+        return 2
+    shards = parse_shards(args.shards, layout.shards)
+    if args.action == "failures":
+        outbox = Outbox(connect(args.redis_url), layout)
+        for shard in shards:
+            for row in outbox.failures(shard):
+                print(orjson.dumps({"shard": shard, **row}).decode())
+        return 0
+    config = WebhookConfig(
+        concurrency=args.concurrency, per_host=args.per_host, timeout_s=args.timeout, max_attempts=args.max_attempts,
+        retry_first_s=args.retry_first, retry_cap_s=args.retry_cap, claim_idle_ms=args.claim_idle_ms,
+        sweep_every_ms=args.sweep_every_ms,
+        allow_private=allow_private_from_env() if args.allow_private is None else args.allow_private,
+    )  # fmt: skip
+    consumer = args.consumer or f"webhooks-{socket.gethostname()}"
+    follower = WebhookFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
+    deliverer = Deliverer(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
+    stop = stop_on_signals()
+    thread = threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True)
+    thread.start()
+    try:
+        deliverer.run(stop)
+    finally:
+        stop.set()
+        thread.join(10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

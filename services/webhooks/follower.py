@@ -1,0 +1,232 @@
+"""The follower: from the shards' event feeds to the outbox of notices (one half of the webhooks process).
+
+It reads every shard's feed with its own consumer group (``webhooks``, with acks), like the projection workers.
+A feed entry is only the news that a game moved: for each game with webhooks it reads the game's events after
+its checkpoint (``hooked``: the last version whose notices were queued) from the event store, whole commits
+only, folds them with the game's rules (states cached; else loaded through the store's repository), asks the
+notice kinds (services/webhooks/notices.py) what each hooked seat is told after each commit, and queues those
+notices and the new checkpoint in one script (services/webhooks/outbox.py). Only then are the feed entries
+acked.
+
+* Nothing lost: a process killed before the ack reads its pending entries again at its start (or, under
+  another consumer name, they are claimed after ``claim_idle_ms``); one killed after the script finds the
+  checkpoint moved and queues nothing twice. Every ``sweep_every_ms`` it also walks
+  the shards' ``hookgames`` sets and catches up any game whose version is past its checkpoint (feed entries
+  read by no one: the process was down when the group was created, or the feed was trimmed).
+* Once: the script moves the checkpoint only from the value the follower read, so two followers never queue
+  the same commit's notices twice.
+* Transient Redis faults are waited out by the consumer loop (services/bus/consumer.py); one game that fails
+  to fold is logged and retried with its next event or sweep, the others go on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
+from services.bus.keys import WEBHOOKS_GROUP, Layout
+from services.log import get_logger
+from services.rules.contract import GamePlugin
+from services.store.cache import LruCache
+from services.store.repository import CorruptGame, GameLookup, GameRepository, registry_game
+from services.webhooks.config import WebhookConfig
+from services.webhooks.hooks import Hook, HookStore
+from services.webhooks.notices import Commit, commits, notices
+from services.webhooks.outbox import Outbox, encode
+
+
+@dataclass(frozen=True, slots=True)
+class _Folded:
+    plugin: GamePlugin
+    players: tuple[str, ...]
+    state: Any
+    version: int
+
+
+class WebhookFollower:
+    """Queues the webhook notices of the games on ``shards``."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        shards: Iterable[int],
+        *,
+        layout: Layout | None = None,
+        config: WebhookConfig | None = None,
+        consumer: str = "webhooks",
+        games: GameLookup = registry_game,
+    ) -> None:
+        self.r = client
+        self.layout = layout or Layout.from_env()
+        self.cfg = config or WebhookConfig()
+        self.shards = sorted(set(shards))
+        self.consumer = consumer
+        self.feeds = GroupConsumer(
+            client, WEBHOOKS_GROUP, consumer, self.layout.feed, batch=self.cfg.batch,
+            cluster_poll_ms=self.cfg.cluster_poll_ms,
+        )  # fmt: skip
+        self.hooks = HookStore(client, self.layout)
+        self.outbox = Outbox(client, self.layout)
+        self.repo = GameRepository(client, self.layout, games=games)
+        self.cache: LruCache[str, _Folded] = LruCache(self.cfg.cache_size)
+        self.log = get_logger("webhooks", consumer=consumer, part="follower")
+        self.loop = ConsumerLoop(self.log, "webhooks")
+        self.stats: Counter[str] = Counter()
+        self._pending: set[int] = set()
+        self._ready = False
+        self._next_sweep = 0.0
+        self._next_recover = 0.0
+
+    # --- loop -----------------------------------------------------------------------------------------
+    def setup(self) -> None:
+        """Create the ``webhooks`` group on every served feed (new entries only: registration starts a game's
+        checkpoint, and the sweep covers what no entry announces), and re-read this consumer's pending entries."""
+        self.feeds.create_groups(self.shards, start="$")
+        self._pending = set(self.shards)
+        self._ready = True
+
+    def run(self, stop: threading.Event | None = None) -> None:
+        """Serve until ``stop`` is set; errors are logged and the loop goes on."""
+        self.log.info("webhooks.follow", shards=len(self.shards))
+        self.loop.run(self._serve_step, stop or threading.Event(), on_error=self._on_error)
+        self.log.info("webhooks.follow_stop", **self.stats)
+
+    def _serve_step(self) -> None:
+        if not self._ready:
+            self.setup()
+        self.step()
+
+    def _on_error(self, exc: Exception) -> None:
+        self._ready = False  # groups again (a flushed Redis), and what was read and not acked comes again
+
+    def step(self, block_ms: int | None = None) -> int:
+        """Sweep when due, read a batch of feed entries (own pending ones first), queue their games' notices, ack
+        them; returns the entries read."""
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self.sweep()
+            self._next_sweep = now + self.cfg.sweep_every_ms / 1000
+        if now >= self._next_recover:
+            self._claim_idle()
+            self._next_recover = now + self.cfg.recover_every_ms / 1000
+        entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
+        games: dict[str, None] = {}
+        for _shard, _eid, fields in entries:
+            gid = (fields or {}).get(b"g")
+            if gid is not None:
+                games[gid.decode(errors="replace")] = None
+        if games:
+            self.advance(list(games))
+        if entries:
+            self.feeds.ack((shard, eid) for shard, eid, _ in entries)
+        return len(entries)
+
+    def _read(self, block_ms: int) -> list[Entry]:
+        out: list[Entry] = []
+        for shard in sorted(self._pending):
+            got = self.feeds.pending(shard)
+            if len(got) < self.cfg.batch:
+                self._pending.discard(shard)
+            out.extend(got)
+        if out:
+            return out
+        return self.feeds.read(self.shards, block_ms)
+
+    def _claim_idle(self) -> None:
+        """Take over the feed entries a dead consumer (another name) left pending: read with the next batch."""
+        for shard in self.shards:
+            if self.feeds.claim_idle(shard, self.cfg.claim_idle_ms, pages=1, counts=False):
+                self._pending.add(shard)
+
+    def sweep(self) -> int:
+        """Catch up every game with webhooks on the served shards; returns the notices queued."""
+        queued = 0
+        for shard in self.shards:
+            gids = [g.decode() for g in self.r.sscan_iter(self.layout.hook_games(shard), count=1000)]
+            for i in range(0, len(gids), 200):
+                queued += self.advance(gids[i : i + 200], listed=True)
+        self.stats["sweeps"] += 1
+        return queued
+
+    # --- notices --------------------------------------------------------------------------------------
+    def advance(self, game_ids: Sequence[str], *, listed: bool = False) -> int:
+        """Queue the notices of every commit past each game's checkpoint; returns the notices queued.
+        ``listed``: the games come from the ``hookgames`` sets (those without webhooks are taken out)."""
+        layout = self.layout
+        pipe = self.r.pipeline(transaction=False)
+        for gid in game_ids:
+            shard = layout.shard_of(gid)
+            pipe.exists(layout.hooks(shard, gid))
+            pipe.get(layout.hooked(shard, gid))
+            pipe.hget(layout.meta(shard, gid), "version")
+        got = pipe.execute()
+        queued = 0
+        for i, gid in enumerate(game_ids):
+            has_hooks, checkpoint, version = got[3 * i : 3 * i + 3]
+            if not has_hooks or version is None:
+                if listed:  # its webhooks were deleted, or expired with the ended game
+                    self.r.srem(layout.hook_games(layout.shard_of(gid)), gid)
+                continue
+            if checkpoint is None:  # hooks without a checkpoint (cannot happen through registration): from now on
+                self.r.set(layout.hooked(layout.shard_of(gid), gid), int(version), nx=True)
+                continue
+            if int(checkpoint) >= int(version):
+                continue
+            try:
+                queued += self._advance_game(gid, int(checkpoint))
+            except (redis.exceptions.RedisError, OSError):
+                raise  # the consumer loop waits Redis out; the entries come again
+            except Exception as exc:  # this game only: its next event or the next sweep tries again
+                self.cache.pop(gid)
+                self.stats["failed"] += 1
+                self.log.error("webhooks.game_failed", game=gid, error=repr(exc)[:300])
+        return queued
+
+    def _advance_game(self, game_id: str, checkpoint: int) -> int:
+        stored = self.repo.events(game_id, after=checkpoint)
+        if not stored:
+            return 0
+        folded = self.cache.get(game_id)
+        if folded is None or folded.version != checkpoint:
+            game = self.repo.load(game_id, upto=checkpoint)
+            folded = _Folded(game.plugin, tuple(game.meta.players), game.state, checkpoint)
+        hooks = self.hooks.of_game(game_id)
+        by_seat: dict[int, list[Hook]] = {}
+        for hook in hooks.values():
+            by_seat.setdefault(hook.seat, []).append(hook)
+        wanted = sorted({kind for hook in hooks.values() for kind in hook.kinds})
+        rules = folded.plugin.rules
+        state, version = folded.state, checkpoint
+        items: list[tuple[str, bytes]] = []
+        for group in commits(stored):
+            before, events = state, []
+            for stored_event in group:
+                if stored_event.version != version + 1:
+                    raise CorruptGame(f"game {game_id}: event {stored_event.version} follows {version}")
+                event = rules.parse_event(stored_event.data)
+                state = rules.evolve(state, event)
+                version = stored_event.version
+                events.append((version, event, state))
+            commit = Commit(game_id, folded.plugin, folded.players, before, tuple(events), group[-1].at)
+            for notice in notices(commit, by_seat, wanted):
+                body = encode(notice.body)
+                items.extend((h.field, body) for h in by_seat[notice.seat] if notice.kind in h.kinds)
+        over = rules.is_over(state)
+        if not self.outbox.enqueue(
+            game_id, checkpoint, version, items, ended_keep_ms=self.cfg.ended_keep_ms if over else 0
+        ):
+            self.cache.pop(game_id)  # another process moved the checkpoint: its notices are queued already
+            self.stats["stale"] += 1
+            return 0
+        self.cache.put(game_id, _Folded(folded.plugin, folded.players, state, version))
+        self.stats["queued"] += len(items)
+        if items:
+            self.log.debug("webhooks.queued", game=game_id, version=version, notices=len(items))
+        return len(items)
