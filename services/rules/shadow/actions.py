@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from events.base import Command
@@ -185,10 +185,10 @@ def options(decision: str, command_type: str) -> Callable[[OptionsFn], OptionsFn
 
 
 def _placements(s: GameState, electorates: Iterable[int], kind: str = "aristocrat") -> Iterator[Key]:
-    pushes = census(s).pushes
+    pairs_in = census(s).pairs_in  # (electorate, push) of each way to place an aristocrat, per open electorate
     for e in electorates:
-        for push in pushes[e]:
-            yield ("PlacePiece", _ekey(s, e), kind, _sid(s, push))
+        for ekey, push in pairs_in[e]:
+            yield ("PlacePiece", ekey, kind, push)
 
 
 @options("setup_empire_city", "PlaceEmpireCity")
@@ -377,25 +377,19 @@ def _modes(s: GameState, seat: int, card: str, cost: int) -> tuple[bool, ...]:
 # once in the census and the layout tables), in that order. Listing expands them; the random bot's sampling counts
 # them and builds the one key it falls on: both read the same functions, so the sample is drawn from exactly the
 # legal keys, in the same order.
-Block = tuple[Key, tuple[Sequence[Key], ...], Key]
+Block = tuple[int, Key, tuple[Sequence[Key], ...], Key]  # (how many keys, head, factors, tail)
 TurnOptionsFn = Callable[[Turn], Sequence[Block]]
 PHASE_IV: dict[str, TurnOptionsFn] = {}
 """The phase IV option functions by command type, in OPTIONS order."""
 
 
-def block_size(block: Block) -> int:
-    """How many keys a block stands for."""
-    factors = block[1]
-    if not factors:
-        return 1
-    if len(factors) == 1:
-        return len(factors[0])
-    return len(factors[0]) * len(factors[1])
+block_size: Callable[[Block], int] = itemgetter(0)
+"""How many keys a block stands for."""
 
 
 def block_keys(block: Block) -> list[Key]:
     """The keys of a block, in order."""
-    head, factors, tail = block
+    _, head, factors, tail = block
     if not factors:
         return [head + tail]
     if len(factors) == 1:
@@ -405,7 +399,7 @@ def block_keys(block: Block) -> list[Key]:
 
 def block_key(block: Block, r: int) -> Key:
     """The key number ``r`` of a block."""
-    head, factors, tail = block
+    _, head, factors, tail = block
     if not factors:
         return head + tail
     if len(factors) == 1:
@@ -433,7 +427,7 @@ _NO_TAIL: Key = ()
 
 def _single(command_type: str) -> tuple[Block, ...]:
     """The one block of a command without fields."""
-    return (((command_type,), _NO_PARTS, _NO_TAIL),)
+    return ((1, (command_type,), _NO_PARTS, _NO_TAIL),)
 
 
 _PASS = _single("Pass")
@@ -452,7 +446,8 @@ def _opt_place_knight(x: Turn) -> Sequence[Block]:
     s, seat = x.s, x.seat
     if not (s.knights_in_supply[seat] > 0 and x.thalers >= s.layout.constants["knight_cost"]):
         return ()
-    return ((_PLACE_KNIGHT, (x.c.knight_pairs,), _NO_TAIL),)
+    pairs = x.c.knight_pairs
+    return ((len(pairs), _PLACE_KNIGHT, (pairs,), _NO_TAIL),)
 
 
 @_action("MoveKnight")
@@ -468,7 +463,7 @@ def _opt_move_knight(x: Turn) -> Sequence[Block]:
     for src in x.c.knights_of(x.seat):
         here = (ekeys[electorate_of[src]], kinds[src])  # X2: not to its own kind of space in its electorate
         targets = [pair for pair in pairs if pair != here] if here in pairs else pairs
-        out.append((("MoveKnight", sids[src]), (targets,), _NO_TAIL))
+        out.append((len(targets), ("MoveKnight", sids[src]), (targets,), _NO_TAIL))
     return out
 
 
@@ -481,7 +476,8 @@ def _opt_doctor(x: Turn) -> Sequence[Block]:
     if not modes:
         return ()
     sid1 = x.t.sid1
-    return ((_DOCTOR, ([sid1[i] for i in x.c.doctor_targets(x.seat)],), modes),)
+    targets = [sid1[i] for i in x.c.doctor_targets(x.seat)]
+    return ((len(targets), _DOCTOR, (targets,), modes),)
 
 
 _MOVE = ("BuyMove",)
@@ -501,7 +497,8 @@ def _opt_move(x: Turn) -> Sequence[Block]:
     for e in x.c.open:
         pairs = pairs_in[e]
         if pairs:
-            out.append((_MOVE, ([sid1[src] for src in sources if electorate_of[src] != e], pairs), modes))
+            moved = [sid1[src] for src in sources if electorate_of[src] != e]
+            out.append((len(moved) * len(pairs), _MOVE, (moved, pairs), modes))
     return out
 
 
@@ -525,7 +522,7 @@ _INDULGENCE = ("BuyIndulgence",)
 @_action("BuyIndulgence")
 def _opt_indulgence(x: Turn) -> Sequence[Block]:
     modes = x.modes("indulgence", x.cards["indulgence"].cost)
-    return ((_INDULGENCE, _NO_PARTS, modes),) if modes else ()
+    return ((1, _INDULGENCE, _NO_PARTS, modes),) if modes else ()
 
 
 def permit_cost(s: GameState, couple: bool) -> int:
@@ -544,7 +541,7 @@ def _opt_permit(x: Turn) -> Sequence[Block]:
     for couple in (False, True):
         modes = x.modes("permit", permit_cost(x.s, couple))
         if modes:
-            out.append((_PERMIT[couple], (x.c.place_pairs,), modes))
+            out.append((len(x.c.place_pairs), _PERMIT[couple], (x.c.place_pairs,), modes))
     return out
 
 
@@ -556,7 +553,7 @@ def _opt_ordinance(x: Turn) -> Sequence[Block]:
     if x.s.cities_in_supply[x.seat] == 0:
         return ()
     modes = x.modes("ordinance", x.cards["ordinance"].cost)
-    return ((_ORDINANCE, (x.c.city_keys,), modes),) if modes else ()
+    return ((len(x.c.city_keys), _ORDINANCE, (x.c.city_keys,), modes),) if modes else ()
 
 
 _PROMOTION = ("BuyPromotion",)
@@ -570,7 +567,8 @@ def _opt_promotion(x: Turn) -> Sequence[Block]:
     if not modes:
         return ()
     sid1 = x.t.sid1
-    return ((_PROMOTION, ([sid1[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))],), modes),)
+    knights = [sid1[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))]
+    return ((len(knights), _PROMOTION, (knights,), modes),)
 
 
 _FKD = ("BuyForeignKingsDaughter",)
@@ -582,7 +580,8 @@ def _opt_fkd(x: Turn) -> Sequence[Block]:
     if not modes:
         return ()
     sid1 = x.t.sid1
-    return ((_FKD, ([sid1[i] for i in x.c.own_barons_for_marriage(x.seat)],), modes),)
+    barons = [sid1[i] for i in x.c.own_barons_for_marriage(x.seat)]
+    return ((len(barons), _FKD, (barons,), modes),)
 
 
 _RIVAL = _single("BuyRival")
@@ -604,7 +603,7 @@ def _opt_without_effect(x: Turn) -> Sequence[Block]:
     if len(x.s.players) != 2:
         return ()
     cards = [_CARD1[card] for card in CARDS_WITHOUT_EFFECT if x.available(card) and x.thalers >= x.cards[card].cost]
-    return ((_WITHOUT_EFFECT, (cards,), _NO_TAIL),)
+    return ((len(cards), _WITHOUT_EFFECT, (cards,), _NO_TAIL),)
 
 
 _GRAY = _single("TakeGrayEminence")
@@ -625,7 +624,8 @@ def _opt_koeln(x: Turn) -> Sequence[Block]:
     if not holds_privilege(x.s, x.seat, KOELN):
         return ()
     sid1 = x.t.sid1
-    return ((_KOELN, ([sid1[i] for i in x.c.doctor_targets(x.seat)],), _NO_TAIL),)
+    targets = [sid1[i] for i in x.c.doctor_targets(x.seat)]
+    return ((len(targets), _KOELN, (targets,), _NO_TAIL),)
 
 
 _PALATINATE = ("UsePalatinatePrivilege",)
@@ -635,7 +635,10 @@ _PALATINATE = ("UsePalatinatePrivilege",)
 def _opt_palatinate(x: Turn) -> Sequence[Block]:
     if not (holds_privilege(x.s, x.seat, PALATINATE) and x.s.tiles_in_supply[x.seat] > 0):
         return ()
-    return ((_PALATINATE, (x.c.place_pairs,), _NO_TAIL),)
+    return ((len(x.c.place_pairs), _PALATINATE, (x.c.place_pairs,), _NO_TAIL),)
+
+
+_PHASE_IV_FNS = tuple(PHASE_IV.values())
 
 
 # What is known legal without listing again: the latest full listing (state, its version, seat, keys, end of each
@@ -681,19 +684,13 @@ def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
         keys = legal_keys(s, seat)
         return rng.choice(keys) if keys else None
     x = turn(s, seat)
-    blocks = []
-    total = 0
-    for fn in PHASE_IV.values():
-        for block in fn(x):
-            factors = block[1]  # block_size, inline: this runs at every turn of phase IV
-            size = 1 if not factors else len(factors[0]) if len(factors) == 1 else len(factors[0]) * len(factors[1])
-            if size:
-                blocks.append((size, block))
-                total += size
+    blocks = [block for fn in _PHASE_IV_FNS for block in fn(x)]
+    total = sum(map(block_size, blocks))
     if not total:
         return None
     r = rng.randrange(total)  # as rng.choice(keys): one draw below the number of keys
-    for size, block in blocks:
+    for block in blocks:
+        size = block[0]
         if r < size:
             key = block_key(block, r)
             _last_sample = (s, s.version, seat, key)
