@@ -76,9 +76,11 @@ commands (what the seat may know while the game runs).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from html import escape
 from typing import Any
 
 import orjson
@@ -253,12 +255,17 @@ class ReadModels:
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.presenter.render_text(state, seat, final))
+        board = str(game.presenter.render_text(state, seat, final))
+        # The clocks as of the position's last recorded stamp: a replay shows them the same on any day.
+        clocks = game.plugin.rules.clock_text(state, game.meta.players)
+        return board if clocks is None else f"{board}\n{clocks}"
 
     def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as an SVG document after ``version`` (None: the latest)."""
         game, state, final = self._board(game_id, version, seat)
-        return str(game.presenter.render_svg(state, seat, final))
+        board = str(game.presenter.render_svg(state, seat, final))
+        clocks = game.plugin.rules.clock_text(state, game.meta.players)
+        return board if clocks is None else svg_with_line(board, clocks)
 
     def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[Game, Any, Any]:
         game = self.history.game(game_id)
@@ -486,3 +493,19 @@ class ReadModels:
             "events": events,
             "over": bool(rules.is_over(state)),
         }
+
+
+_SVG_SIZE = re.compile(r'(<svg\b[^>]*?\bheight=")(\d+)("[^>]*?\bviewBox="0 0 \d+ )(\d+)(")')
+
+
+def svg_with_line(svg: str, line: str) -> str:
+    """``svg`` made one line taller, with ``line`` written at its bottom (a board's clocks); unchanged when its root
+    element does not give its height and viewBox as plain numbers."""
+    found = _SVG_SIZE.search(svg)
+    end = svg.rfind("</svg>")
+    if found is None or end < 0 or found.group(2) != found.group(4):
+        return svg
+    height = int(found.group(2))
+    taller = f"{found.group(1)}{height + 24}{found.group(3)}{height + 24}{found.group(5)}"
+    text = f'<text x="10" y="{height + 16}" font-size="13" font-family="monospace">{escape(line)}</text>'
+    return svg[: found.start()] + taller + svg[found.end() : end] + text + svg[end:]

@@ -36,11 +36,21 @@ def exported_command(cmd: StoredCommand) -> dict[str, Any] | None:
 
 
 def export_lines(history: History, game: Game) -> Iterator[bytes]:
-    """The export of ``game`` as JSON lines (no newlines): the header, then one command a line."""
+    """The export of ``game`` as JSON lines (no newlines): the header, then one command a line. A clocked game's
+    lines carry ``at_ms``, the time the rules worker stamped on each (the creation's on the header), so that its
+    clocks and timeouts come out the same offline."""
     meta = game.meta
-    header = {"game": meta.name, "players": list(meta.players), "settings": dict(meta.settings), "seed": meta.seed}
+    header: dict[str, Any] = {
+        "game": meta.name, "players": list(meta.players), "settings": dict(meta.settings), "seed": meta.seed,
+    }  # fmt: skip
+    commands = history.commands(game)
+    timed = meta.settings.get("clock") is not None
+    if timed:
+        create = next((c for c in commands if c.kind == "create" and c.accepted), None)
+        if create is not None:
+            header["at_ms"] = create.committed_ms
     yield orjson.dumps(header)
-    for cmd in history.commands(game):
+    for cmd in commands:
         line = exported_command(cmd)
         if line is not None:
-            yield orjson.dumps(line)
+            yield orjson.dumps({**line, "at_ms": cmd.committed_ms} if timed else line)

@@ -1,7 +1,8 @@
 """Verification: re-run a game's recorded commands through the current rules and compare the events.
 
 The recorded commands (the event store's command log, archive included) are replayed in their order, each
-with the seat that sent it, from ``rules.start(players, settings, seed)``; the events this produces are
+with the seat that sent it and at the time it was stamped (a clocked game's stamps and timeouts depend on it),
+from ``rules.start_at(players, settings, seed, created)``; the events this produces are
 compared, version by version and as JSON, with the recorded ones. Every event that differs is reported with
 the command behind it on each side. A dispute, or a change of the rules code, thus shows exactly which games
 (and which moves of them) would have gone differently.
@@ -106,9 +107,9 @@ def verify_recorded(
 ) -> dict[str, Any]:
     """The verification report of a game from what the store holds of it (no IO: the rules re-run only).
 
-    Each command is re-run with the rules' ``execute`` (decide and fold in one pass); a recomputed event is
-    compared with the recorded one as JSON bytes first (the worker recorded ``encode_event_bytes``), as parsed
-    JSON only when the bytes differ."""
+    Each command is re-run with the rules' ``execute_at`` (decide and fold in one pass, at its logged time); a
+    recomputed event is compared with the recorded one as JSON bytes first (the worker recorded
+    ``encode_event_bytes``), as parsed JSON only when the bytes differ."""
     game_id = meta.game_id
     by_id = {c.command_id: c for c in log}
     create = next((c for c in log if c.kind == "create" and c.accepted), None)
@@ -119,7 +120,14 @@ def verify_recorded(
     errors: list[str] = []
     state = rules.initial_state()
     try:
-        for event in rules.start(players, settings, seed):
+        # Each command is re-decided at the time the worker stamped on it (its logged commit time): a clocked
+        # game's stamps and timeouts come out the same on any day.
+        opening = (
+            rules.start_at(players, settings, seed, create.committed_ms)
+            if create is not None
+            else rules.start(players, settings, seed)
+        )
+        for event in opening:
             made.append(_Made(rules.encode_event_bytes(event), create))
             state = rules.evolve(state, event)
     except Exception as exc:  # the current rules cannot even open it: every event differs
@@ -138,8 +146,8 @@ def verify_recorded(
         try:
             if payload is None or cmd.seat is None:
                 raise ValueError("the logged command is not a JSON object with a seat")
-            command = rules.parse_command({**payload, "seat": cmd.seat})
-            done = rules.execute(state, command)
+            command = rules.parse_move({**payload, "seat": cmd.seat})
+            done = rules.execute_at(state, command, cmd.committed_ms)
             result: list[Event] | Rejection = done if isinstance(done, Rejection) else done[0]
         except Exception as exc:
             # bad_command now (and maybe then); rules that raise are a difference too.

@@ -21,6 +21,11 @@ or extra fields) with ``bad_command``; a valid command the rules refuse with the
 line changes nothing and adjudication goes on with the next line. A header that can not start a game gives a
 single ``bad_header`` (or ``unknown_game``) rejection on line 1 and nothing else.
 
+Clocks: any line (header or command) may carry ``"at_ms"``, the time stamped on it (epoch milliseconds); a line
+without it takes the time of the line before (0 before any). On a table with the ``clock`` setting the stamps are
+recorded (``ClockStamped``) and a ``{"type": "TimeOut", "seat": s, "turn": n}`` line is refereed as the timer's
+claim (README "Clocks"); elsewhere the times change nothing.
+
 Optional last line (``final_view``): ``{"final": {"version": n, "over": bool, "result": {...} | null,
 "view": {...spectator view...}}}``. The same input always gives the same output.
 """
@@ -41,7 +46,7 @@ NOT_JSON = "not_json"
 BAD_COMMAND = "bad_command"
 BAD_HEADER = "bad_header"
 UNKNOWN_GAME = "unknown_game"
-HEADER_FIELDS = frozenset({"game", "players", "settings", "seed"})
+HEADER_FIELDS = frozenset({"game", "players", "settings", "seed", "at_ms"})
 
 
 summarize = summarize_validation_error
@@ -59,6 +64,7 @@ class Adjudicator:
         self.state: Any = None
         self.version = 0
         self.players: tuple[str, ...] = ()
+        self.at_ms = 0
 
     @property
     def started(self) -> bool:
@@ -98,14 +104,17 @@ class Adjudicator:
             return [_rejection(line, BAD_HEADER, '"settings" must be a JSON object')]
         if not isinstance(seed, int) or isinstance(seed, bool):
             return [_rejection(line, BAD_HEADER, '"seed" must be an integer')]
+        at = data.get("at_ms", 0)
+        if not isinstance(at, int) or isinstance(at, bool):
+            return [_rejection(line, BAD_HEADER, '"at_ms" must be an integer (epoch milliseconds)')]
         game = get_game(name)
         try:
-            events = game.rules.start(players, settings, seed)
+            events = game.rules.start_at(players, settings, seed, at)
         except ValidationError as exc:
             return [_rejection(line, BAD_HEADER, f"bad settings: {summarize(exc)}")]
         except (ValueError, TypeError) as exc:
             return [_rejection(line, BAD_HEADER, str(exc)[:300])]
-        self.game, self.players = game, tuple(players)
+        self.game, self.players, self.at_ms = game, tuple(players), at
         self.state = game.rules.initial_state()
         return self._events(line, events)
 
@@ -119,13 +128,17 @@ class Adjudicator:
             return [_rejection(line, NOT_JSON, f"not JSON: {exc}")]
         if not isinstance(data, dict):
             return [_rejection(line, BAD_COMMAND, "a command must be a JSON object")]
+        at = data.pop("at_ms", self.at_ms)
+        if not isinstance(at, int) or isinstance(at, bool):
+            return [_rejection(line, BAD_COMMAND, '"at_ms" must be an integer (epoch milliseconds)')]
         try:
-            command = rules.parse_command(data)
+            command = rules.parse_move(data)
         except ValidationError as exc:
             return [_rejection(line, BAD_COMMAND, summarize(exc))]
         except (ValueError, TypeError, KeyError) as exc:
             return [_rejection(line, BAD_COMMAND, str(exc)[:300])]
-        result = rules.decide(self.state, command)
+        self.at_ms = at
+        result = rules.decide_at(self.state, command, at)
         if isinstance(result, Rejection):
             return [_rejection(line, result.code, result.message, result.rulings)]
         return self._events(line, result)

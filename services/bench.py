@@ -39,6 +39,7 @@ OPTIONAL_SECTION_MODULES = (
     "services.gateway.bench",
     "projections.bench",
     "services.bench_webhooks",
+    "services.timer.bench",
 )
 
 

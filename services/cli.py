@@ -2,12 +2,14 @@
 
     throne demo [--game G] [--seed N] [--players N] [--engine]
     throne adjudicate [INPUT] [-o OUTPUT] [--final-view]
-    throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--local]
+    throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--name NAME] [--local]
+    throne play --game-id ID --token TOKEN [--local]
     throne replay GAME [--version V] [--seat S] [--board]
     throne audit GAME [VERSION] [--json]
     throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
     throne export GAME [-o OUTPUT]
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
+           [--no-timer]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick] [--engine]
 
@@ -113,15 +115,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
-    """A person plays in the terminal against bots."""
+    """A person plays in the terminal against bots: a new game, or a running one resumed by id and token."""
     from services.bots.kinds import bot_kinds, default_bot
     from services.bus.client import GameNotCreated
     from services.engine_demo import player_names
     from services.log import configure
-    from services.play import play
+    from services.play import DEFAULT_NAME, play
     from services.rules.registry import get_game
 
     configure("warning")  # the game goes to stdout; the service's JSON logs only for trouble
+    if (args.game_id is None) != (args.token is None):
+        print("throne play: --game-id and --token go together (resume a game at the token's seat)", file=sys.stderr)
+        return 2
+    name = (args.name if args.name is not None else os.environ.get("THRONE_NAME") or DEFAULT_NAME).strip()
+    if not name or len(name) > 40:
+        print("throne play: --name must be 1 to 40 characters", file=sys.stderr)
+        return 2
+    if args.game_id is not None:
+        result = play(
+            game_id=args.game_id, token=args.token, local=True if args.local else None, inp=sys.stdin, out=out,
+            timeout=args.timeout,
+        )  # fmt: skip
+        return 0 if result is not None else 1
     game = _known_game(args.game, "throne play")
     if game is None:
         return 2
@@ -137,7 +152,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     try:
         result = play(
-            game=game, players=players, seat=args.seat, seed=args.seed, bots=bots,
+            game=game, players=players, seat=args.seat, seed=args.seed, bots=bots, name=name,
             local=True if args.local else None, inp=sys.stdin, out=out, timeout=args.timeout,
         )  # fmt: skip
     except GameNotCreated as exc:
@@ -345,6 +360,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(
         workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
         projections=not args.no_projections, webhooks=not args.no_webhooks, grace=args.grace,
+        timer=not args.no_timer,
     )  # fmt: skip
 
 
@@ -380,6 +396,9 @@ def parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     play.add_argument("--bots", default=None, help="the other seats' bot kind (default: the game's own default bot)")
     play.add_argument("--seed", type=int, default=None, help="the game's seed (default: drawn at random)")
+    play.add_argument("--name", default=None, help="your name in the game (default: env THRONE_NAME, else Player)")
+    play.add_argument("--game-id", default=None, help="resume this running game (with --token)")
+    play.add_argument("--token", default=None, help="your seat's token (printed when the game was created)")
     play.add_argument(
         "--local", action="store_true", help="a rules worker and the bots in this process (always without REDIS_URL)"
     )
@@ -415,6 +434,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-bots", action="store_true")
     serve.add_argument("--no-projections", action="store_true")
     serve.add_argument("--no-webhooks", action="store_true")
+    serve.add_argument("--no-timer", action="store_true", help="no timer process (clocked games then never time out)")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
 

@@ -16,12 +16,13 @@ See :mod:`services.bus.client` for command ids, tokens and bot seats.
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 import redis
 
 from services.bus.client import BusClient, GameNotCreated, NewGame, new_id
-from services.bus.envelope import MAX_PAYLOAD
+from services.bus.envelope import MAX_PAYLOAD, hash_token
 from services.bus.keys import Layout
 from services.store.eventstore import StoredEvent
 from services.store.repository import GameRepository
@@ -42,6 +43,18 @@ class ServiceClient(BusClient):
         """The game's name, players, settings, seed, status, version and result (None: no such game)."""
         meta = self.games.find_meta(game_id)
         return None if meta is None else meta.info()
+
+    def seat_of(self, game_id: str, token: str) -> int | None:
+        """The seat whose token ``token`` is in game ``game_id`` (None: no such game, or no seat's token). Only
+        digests are compared: the store never holds a token."""
+        meta = self.games.find_meta(game_id)
+        if meta is None or not token:
+            return None
+        digest = hash_token(token)
+        for seat, stored in enumerate(meta.token_digests):
+            if hmac.compare_digest(stored, digest):
+                return seat
+        return None
 
     def read_events(self, game_id: str, after: int = 0, upto: int | None = None) -> list[StoredEvent]:
         """The game's events with ``after < version <= upto`` (also for a game already moved to its archive)."""

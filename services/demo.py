@@ -19,7 +19,7 @@ from services.bots.random_bot import choose
 from services.bus.connection import connect, is_embedded
 from services.bus.keys import Layout
 from services.client import ServiceClient
-from services.engine_demo import format_command, narrated, player_names
+from services.engine_demo import format_command, narrated, player_names, result_json, result_lines
 from services.log import configure
 from services.rules.contract import Command, Event
 from services.rules.registry import default_game, get_game
@@ -121,8 +121,13 @@ def run_demo(
         stop.set()
         thread.join(10)
     elapsed = time.monotonic() - started
-    print(f"# result: {played.result}", file=out)
-    print(f"# {played.commands} commands, {played.version} events, {elapsed:.1f}s through the streams", file=out)
+    print("", file=out)
+    print(f"Game over after {played.commands} commands.", file=out)
+    for line in result_lines(names, played.result):
+        print(line, file=out)
+    print(f"# game {played.game_id}: {played.commands} commands, {played.version} events, {elapsed:.1f}s through the "
+          "streams", file=out)  # fmt: skip
+    print(result_json(game, played.game_id, seed, played.result, played.commands, played.version), file=out)
     return played.result
 
 

@@ -11,6 +11,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+import orjson
+
 from events.base import Rejection
 from services.bots.random_bot import RandomBot
 from services.rules.contract import Command, Event, GamePlugin
@@ -92,13 +94,34 @@ def play(
     result = rules.result(state) or {}
     say("")
     say(f"Game over after {commands} commands.")
+    for line in result_lines(names, result):
+        say(line)
+    say(result_json(plugin.name, None, seed, result, commands))
+    return {**result, "commands": commands}
+
+
+def result_lines(names: Sequence[str], result: dict[str, Any] | None) -> list[str]:
+    """The result in words: ``Scores: Red 12, Green 9``, then ``Winner: Red`` (or ``Shared victory: ...``)."""
+    result = result or {}
+    lines = []
     scores = result.get("scores", [])
     if scores:
-        say("Scores: " + ", ".join(f"{names[i]} {v}" for i, v in enumerate(scores)))
+        lines.append("Scores: " + ", ".join(f"{names[i]} {v}" for i, v in enumerate(scores)))
     winners = [names[w] for w in result.get("winners", [])]
     if winners:
-        say(("Shared victory: " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
-    return {**result, "commands": commands}
+        lines.append(("Shared victory: " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
+    return lines
+
+
+def result_json(
+    game: str, game_id: str | None, seed: int, result: dict[str, Any] | None, commands: int, events: int | None = None
+) -> str:
+    """A demo's last line: one JSON object with the game, its id (None: played on the engine alone, no store),
+    the seed, the result, and how many commands (and events) it took."""
+    record: dict[str, Any] = {"game": game, "game_id": game_id, "seed": seed, "result": result, "commands": commands}
+    if events is not None:
+        record["events"] = events
+    return orjson.dumps(record).decode()
 
 
 def run_engine_demo(

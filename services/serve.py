@@ -6,7 +6,8 @@ Children (each a plain ``python -m`` entry point, the same ones deploy/docker-co
 - the projection worker (``python -m projections run``);
 - the gateway (``python -m services.gateway --host H --port P``);
 - the bots process (``python -m services.bots``);
-- the webhooks process (``python -m services.webhooks``).
+- the webhooks process (``python -m services.webhooks``);
+- the timer process (``python -m services.timer``): timeouts of clocked games.
 
 A child that exits on its own is started again after a pause that doubles up to 30 s (back to 1 s once it has
 run for a minute). SIGINT or SIGTERM stops the supervisor: every child gets SIGTERM (rules workers release
@@ -86,6 +87,7 @@ def plan(
     bots: bool = True,
     projections: bool = True,
     webhooks: bool = True,
+    timer: bool = True,
 ) -> list[ChildSpec]:
     """The children of ``serve``; projections are left out (with a warning) while their module is missing."""
     specs = [
@@ -103,6 +105,8 @@ def plan(
         specs.append(ChildSpec("bots", "services.bots"))
     if webhooks:
         specs.append(ChildSpec("webhooks", "services.webhooks"))
+    if timer:
+        specs.append(ChildSpec("timer", "services.timer"))
     return specs
 
 
@@ -156,6 +160,7 @@ def serve(
     projections: bool = True,
     webhooks: bool = True,
     grace: float = 10.0,
+    timer: bool = True,
 ) -> int:
     """``throne serve``: needs REDIS_URL (children in other processes cannot share an in-process Redis)."""
     log = get_logger("serve")
@@ -165,7 +170,7 @@ def serve(
     layout = Layout.from_env()
     specs = plan(
         layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections,
-        webhooks=webhooks,
+        webhooks=webhooks, timer=timer,
     )  # fmt: skip
     stop = stop_on_signals()
     log.info("serve.start", children=[s.name for s in specs], shards=layout.shards, prefix=layout.prefix)

@@ -188,8 +188,12 @@ def test_given_a_seed_when_the_engine_demo_runs_then_it_prints_each_command_and_
     assert "Waiting for" not in text  # DecisionRequested lines are left out
     assert sum(1 for line in lines if line.startswith(("Red: ", "Green: ", "Blue: ", "Yellow: "))) == result["commands"]
     winners = ", ".join(("Red", "Green", "Blue", "Yellow")[w] for w in result["winners"])
-    assert lines[-1] in (f"Winner: {winners}", f"Shared victory: {winners}")
-    assert lines[-2] == "Scores: " + ", ".join(
+    assert lines[-2] in (f"Winner: {winners}", f"Shared victory: {winners}")
+    # And the last line is one JSON object: no game id (no store), the seed, the result
+    last = orjson.loads(lines[-1])
+    assert last["game"] == "shadow" and last["game_id"] is None and last["seed"] == 3
+    assert last["result"]["winners"] == result["winners"] and last["commands"] == result["commands"]
+    assert lines[-3] == "Scores: " + ", ".join(
         f"{n} {v}" for n, v in zip(("Red", "Green", "Blue", "Yellow"), result["scores"], strict=True)
     )
     again = io.StringIO()
@@ -210,7 +214,8 @@ def test_given_the_engine_flag_when_demo_runs_from_the_cli_then_the_engine_demo_
     assert cli.main(["demo", "--engine", "--seed", "4", "--players", "3"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("# shadow (rules shadow-3), 3 random bots, seed 4\n")
-    assert text.splitlines()[-1].startswith(("Winner: ", "Shared victory: "))
+    assert text.splitlines()[-2].startswith(("Winner: ", "Shared victory: "))
+    assert orjson.loads(text.splitlines()[-1])["result"]["winners"]
 
 
 def test_given_quick_mode_when_the_bench_runs_then_its_last_line_is_json_with_the_engine_figures() -> None:

@@ -20,6 +20,7 @@ from pydantic import Field, TypeAdapter
 
 from events.barracks.settings import Faction
 from events.base import Event, Message
+from events.clock import ClockStamped, SeatTimedOut
 
 Colour = Literal["red", "blue", "yellow"]
 Decision = Literal["order", "keep", "pick", "rival_place"]
@@ -353,7 +354,9 @@ BarracksEvent = Annotated[
     | ForumTaken
     | CardDrawn
     | CardsLooked
-    | CardKept,
+    | CardKept
+    | ClockStamped
+    | SeatTimedOut,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(BarracksEvent)
@@ -362,3 +365,4 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in Event.__subclasses__()
     if cls.__module__ == __name__
 }
+EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut})  # the shared clock facts [KX17]

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from events.clock import ClockSettings
+
 Faction = Literal["north", "east", "south", "west"]
 
 
@@ -35,6 +37,10 @@ class BarracksSettings(BaseModel):
     )
     two_player_sides: Literal["opposite", "adjacent"] = Field(
         "opposite", description="K40: with 2 players, seat 0 holds North+South (opposite) or North+East (adjacent)."
+    )
+    clock: ClockSettings | None = Field(
+        None,
+        description="KX17: the seats' clocks (a limit per decision, or a bank and increment); none: no clocks.",
     )
 
     @model_validator(mode="before")

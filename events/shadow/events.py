@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from events.base import Event, Message
+from events.clock import ClockStamped, SeatTimedOut
 
 Candidate = Literal["emperor", "rival"]
 Decision = Literal[
@@ -453,7 +454,9 @@ ShadowEvent = Annotated[
     | VoteSealed
     | VotesRevealed
     | EmperorElected
-    | EmperorRetained,
+    | EmperorRetained
+    | ClockStamped
+    | SeatTimedOut,
     Field(discriminator="type"),
 ]
 

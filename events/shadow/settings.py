@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from events.clock import ClockSettings
+
 
 class ShadowSettings(BaseModel):
     """Options chosen at the table when a game is created."""
@@ -20,3 +22,6 @@ class ShadowSettings(BaseModel):
     )
     backer_vp_requires_votes: bool = Field(False, description="E3: only backers with at least one vote take the 1 VP.")
     start_player: int = Field(0, ge=0, le=3, description="The seat that starts as Emperor.")
+    clock: ClockSettings | None = Field(
+        None, description="X16: the seats' clocks (a limit per decision, or a bank with an increment); none: no clocks."
+    )

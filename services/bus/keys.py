@@ -30,6 +30,8 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:hookgames                set      games with webhooks (the webhooks process sweeps it)
     throne:{s17}:webhooks                 stream   notices to deliver (consumer group ``deliver``)
     throne:{s17}:webhooks:failed          stream   notices given up on, with the reason (trimmed)
+    throne:{s17}:clocks                   zset     clocked games by their next clock alarm (ms): the timer's work
+    throne:{s17}:notices                  stream   clock notices (a seat's time runs low), for feeds and webhooks
 
 ``<scope>`` is the sending seat (a command id is scoped to its seat: the same id sent by two seats names two
 commands, and one seat's ids can never decide another seat's command), ``new`` for a game creation, ``_`` for
@@ -116,6 +118,14 @@ class Layout:
     def games(self, shard: int) -> str:
         """The shard's live games (zset by creation time)."""
         return f"{self.tag(shard)}:games"
+
+    def clocks(self, shard: int) -> str:
+        """The shard's clocked games by their next alarm (zset, ms): written with each commit, read by the timer."""
+        return f"{self.tag(shard)}:clocks"
+
+    def notices(self, shard: int) -> str:
+        """The shard's clock notices (stream): a seat's time runs low."""
+        return f"{self.tag(shard)}:notices"
 
     def ended(self, shard: int) -> str:
         """The shard's ended, not yet archived games (zset by end time)."""

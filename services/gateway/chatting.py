@@ -14,6 +14,7 @@ Everything about the game goes through its contract (``narrate``, ``prompt``, ``
 from __future__ import annotations
 
 import textwrap
+import time
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -21,13 +22,13 @@ from starlette.concurrency import run_in_threadpool
 
 from services.gateway import errors as E
 from services.gateway.auth import seat_of
-from services.gateway.chat import ChatError, Choice, interpret, normalize
-from services.gateway.chatmenu import Menu, Page
 from services.gateway.errors import ApiError
 from services.gateway.games import GameInfo, History, Position
 from services.gateway.models import ChatReply, ChatRequest, Listing, ListingEntry
-from services.gateway.narration import groups_of, lines, plugin_of
+from services.gateway.narration import lines, plugin_of
 from services.gateway.service import Gateway
+from services.menus.menu import Menu, Page, menu_of
+from services.menus.phrases import ChatError, Choice, interpret, normalize
 from services.rules.contract import GamePlugin
 
 CURSOR_TTL_S = 14 * 24 * 3600
@@ -63,14 +64,12 @@ class Seat:
 
 def _seat_menu(pos: Position, seat: int) -> Seat:
     plugin = plugin_of(pos)
-    rules, presenter = plugin.rules, plugin.presenter
-    commands = [] if pos.over else rules.legal_commands(pos.state, seat)
-    labels = [presenter.label(c, pos.state) for c in commands]
-    return Seat(pos, plugin, commands, Menu(labels, groups_of(plugin, commands, pos.state)))
+    commands = [] if pos.over else plugin.rules.legal_commands(pos.state, seat)
+    return Seat(pos, plugin, commands, menu_of(plugin, commands, pos.state))
 
 
 async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest, max_chars: int) -> ChatReply:
-    """Answer one line of chat of the token's seat (see :mod:`services.gateway.chat` for what a line may be)."""
+    """Answer one line of chat of the token's seat (see :mod:`services.menus.phrases` for what a line may be)."""
     info = await gw.info(game_id)
     seat = seat_of(info, token)
     assert token is not None
@@ -80,7 +79,7 @@ async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest,
     pos = now.pos
     stale = body.version is not None and body.version != pos.version
     try:
-        choice = interpret(body.text, now.menu)
+        choice = interpret(body.text, now.menu, within=cursor.key if cursor.menu == now.menu.digest else "")
     except ChatError as exc:
         if stale:  # it named a move of a menu that is gone: say so rather than why it fits the new one badly
             await _menu_changed(gw, cursor_key, cursor, now, seat, f"the game moved on to version {pos.version}")
@@ -189,7 +188,9 @@ def _upto(items: History, upto: int) -> History:
 
 
 def _board(now: Seat, seat: int) -> str:
-    return now.plugin.presenter.render_text(now.pos.state, seat)
+    board = now.plugin.presenter.render_text(now.pos.state, seat)
+    clocks = now.plugin.rules.clock_text(now.pos.state, now.pos.info.players, int(time.time() * 1000))
+    return board if clocks is None else f"{board}\n{clocks}"
 
 
 def _messages(

@@ -22,6 +22,7 @@ from starlette.routing import Match
 from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
 from services.log import get_logger
+from services.menus import phrases
 
 # Codes of the gateway itself (a rules rejection keeps the game's own code, e.g. ``not_your_turn``).
 BAD_REQUEST = "bad_request"
@@ -36,8 +37,8 @@ METHOD_NOT_ALLOWED = "method_not_allowed"
 PAYLOAD_TOO_LARGE = "payload_too_large"
 RATE_LIMITED = "rate_limited"
 GAME_RUNNING = "game_running"
-AMBIGUOUS = "ambiguous_choice"
-NO_MATCH = "no_match"
+AMBIGUOUS = phrases.AMBIGUOUS
+NO_MATCH = phrases.NO_MATCH
 MENU_CHANGED = "menu_changed"
 OUTCOME_TIMEOUT = "outcome_timeout"
 DEAD_LETTER = "dead_letter"

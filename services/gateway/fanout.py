@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 
 from services.bus.keys import Layout
@@ -51,13 +52,21 @@ Item = tuple[Position, tuple[int, Any, Any]]
 """What a subscriber's queue holds: the position the event was read with, and ``(version, event, state)``."""
 
 
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A clock notice of a game (a seat's time runs low), read from its shard's ``notices`` stream: queued for
+    every feed of the game beside its events (a notice has no version: it is not part of the game)."""
+
+    data: dict[str, Any]
+
+
 @dataclass(eq=False)
 class Subscription:
     """One open feed of one game: the hub fills ``queue``; ``overflow`` is set once it would have overflowed."""
 
     game_id: str
     address: str
-    queue: asyncio.Queue[Item]
+    queue: asyncio.Queue[Item | Notice]
     overflow: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -179,10 +188,11 @@ class FeedHub:
 
     # --- the reader ---------------------------------------------------------------------------------------
     def _groups(self) -> list[list[str]]:
-        keys = [self.layout.feed(shard) for shard in range(self.layout.shards)]
+        # Each shard's event feed and its clock notices (services/timer): one slot, so one XREAD on a Cluster too.
+        per_shard = [[self.layout.feed(s), self.layout.notices(s)] for s in range(self.layout.shards)]
         if isinstance(self.r, AsyncRedisCluster):  # one XREAD may only name keys of one slot
-            return [[key] for key in keys]
-        return [keys]
+            return per_shard
+        return [[key for keys in per_shard for key in keys]]
 
     async def _tails(self, keys: list[str]) -> dict[str, bytes | str]:
         """The id of the last entry of each feed: reading after it misses nothing committed from now on."""
@@ -203,8 +213,12 @@ class FeedHub:
                 block = 50 if self._dirty else self.block_ms  # a game whose read failed is tried again soon
                 got = await self.r.xread(cursors, count=self.batch, block=block)
                 for key, entries in got or ():
-                    cursors[key.decode() if isinstance(key, bytes) else key] = entries[-1][0]
-                    self._note(entries)
+                    name = key.decode() if isinstance(key, bytes) else key
+                    cursors[name] = entries[-1][0]
+                    if name.endswith(":notices"):
+                        self._notices(entries)
+                    else:
+                        self._note(entries)
                 if self._dirty:
                     await self._dispatch(list(self._dirty))
                 backoff = 0.1
@@ -237,6 +251,26 @@ class FeedHub:
             if version > game.wanted:
                 game.wanted = version
                 self._dirty.add(raw.decode())
+
+    def _notices(self, entries: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        """Queue each clock notice for every feed of its game (a feed that is full is overflowed, as for events)."""
+        for _, fields in entries:
+            game = self._games.get(fields.get(b"g", b"").decode(errors="replace"))
+            if game is None:
+                continue
+            try:
+                notice = Notice(orjson.loads(fields.get(b"n", b"null")))
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(notice.data, dict):
+                continue
+            for sub in list(game.subscribers):
+                if sub.overflow.is_set():
+                    continue
+                try:
+                    sub.queue.put_nowait(notice)
+                except asyncio.QueueFull:
+                    sub.overflow.set()
 
     async def _dispatch(self, game_ids: list[str]) -> None:
         """Read the new events of these games (a few at a time) and queue them for their subscribers."""

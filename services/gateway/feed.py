@@ -16,6 +16,9 @@
   whenever the feed has caught up with the game and the game waits for the seat, except when it would repeat
   the previous turn message word for word (the seat still awaited while others vote). A turn message is not an
   event: a resumed feed sends the current one, not the past ones.
+* ``{"kind": "clock_low", "id", "seat", "version", "remaining_ms", "deadline_ms", "at_ms"}`` (a clocked table,
+  every feed of the game): the timer process found that ``seat``'s clock has ``remaining_ms`` left (README
+  "Clocks"); ``id`` names the seat's running clock, so a repeat (at least once) can be dropped.
 * ``{"kind": "over", "version": v, "result": {...}}``: the game ended at ``v``; the server then closes (1000).
 * ``{"error": {"code", "message"}}``, then a close with code 4400 (bad request), 4401 (unauthorized), 4403
   (another seat's feed), 4404 (unknown game), 4429 (``too_many_feeds``: this address has as many feeds open as
@@ -45,7 +48,7 @@ from services.bus.keys import GAME_ID_RE
 from services.gateway import errors as E
 from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError
-from services.gateway.fanout import FeedHub, Subscription
+from services.gateway.fanout import FeedHub, Notice, Subscription
 from services.gateway.games import History, Position
 from services.gateway.models import MAX_VERSION
 from services.gateway.narration import narrate, plugin_of, turn
@@ -193,7 +196,11 @@ async def _push(
     turns = _Turns(plugin_of(pos), seat)
     last = await _send(gw, websocket, pos, items, seat, after, turns)
     while not (pos.over and last >= pos.version):
-        pos, item = await sub.queue.get()
+        got = await sub.queue.get()
+        if isinstance(got, Notice):
+            await websocket.send_json(_clock_notice(got.data))
+            continue
+        pos, item = got
         version = item[0]
         if version <= last:
             continue  # read with the backlog already
@@ -206,6 +213,12 @@ async def _push(
     result = pos.info.rules.result(pos.state)
     await websocket.send_json({"kind": "over", "version": last, "result": result})
     await websocket.close(1000)
+
+
+def _clock_notice(data: dict[str, Any]) -> dict[str, Any]:
+    """The feed message of a clock notice: public (every seat's clock is), so every feed of the game gets it."""
+    keys = ("id", "seat", "version", "remaining_ms", "deadline_ms", "at_ms")
+    return {"kind": "clock_low", **{k: data.get(k) for k in keys}}
 
 
 class _Turns:

@@ -186,6 +186,9 @@ class SeatView(BaseModel):
     view: dict[str, Any]
     legal: list[LegalCommand]
     result: dict[str, Any] | None
+    clocks: list[dict[str, Any]] | None = None
+    """On a clocked table, per seat: ``remaining_ms`` (as of the answer), ``running``, ``deadline_ms`` (epoch ms),
+    ``low``, ``timeouts`` in a row, ``autoplay`` and the ``setting`` in words; None without clocks."""
 
 
 class NarratedEvent(SeatEvent):
@@ -229,6 +232,8 @@ class Turn(BaseModel):
     text: str
     legal: list[LegalCommand]
     groups: list[MenuGroup]
+    clocks: list[dict[str, Any]] | None = None
+    """On a clocked table, every seat's clock as in :class:`SeatView` (the deadline of this decision included)."""
 
 
 class SeatEvents(BaseModel):

@@ -9,15 +9,14 @@ event's redaction (the state right after the event while the game runs, the fina
 
 from __future__ import annotations
 
-import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from services.gateway.games import History, Position
+from services.menus.menu import groups_of
 from services.rules.contract import GamePlugin
-
-_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def plugin_of(pos: Position) -> GamePlugin:
@@ -69,25 +68,6 @@ def lines(plugin: GamePlugin, pos: Position, items: History, seat: int | None) -
     return out
 
 
-def type_title(kind: str) -> str:
-    """A command type as a heading: ``BuyPermit`` -> ``Buy permit``."""
-    words = _WORDS.sub(" ", kind).split()
-    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else kind
-
-
-def groups_of(plugin: GamePlugin, commands: Sequence[Any], state: Any) -> list[tuple[str, list[int]]]:
-    """The menu groups of ``commands``: the game's own ``menu_groups`` when it gives more than one, else by
-    command type when there are several (a one-group answer, like the contract's default, says nothing a menu
-    can use)."""
-    groups = plugin.presenter.menu_groups(commands, state) if commands else []
-    if len(groups) > 1:
-        return groups
-    by_type: dict[str, list[int]] = {}
-    for i, command in enumerate(commands):
-        by_type.setdefault(type_title(str(command.type)), []).append(i)
-    return list(by_type.items()) if len(by_type) > 1 or not groups else groups
-
-
 def turn(plugin: GamePlugin, state: Any, version: int, seat: int) -> dict[str, Any] | None:
     """The "your turn" message of ``seat`` at ``state`` (at ``version``), or None when the game does not wait for
     it: the prompt (what is asked, and where), every legal command with its label, and the menu groups."""
@@ -108,4 +88,5 @@ def turn(plugin: GamePlugin, state: Any, version: int, seat: int) -> dict[str, A
             for i, (c, label) in enumerate(zip(commands, labels, strict=True))
         ],
         "groups": [{"title": title, "indexes": list(part)} for title, part in groups_of(plugin, commands, state)],
+        **({"clocks": clocks} if (clocks := rules.clock_status(state, int(time.time() * 1000))) is not None else {}),
     }

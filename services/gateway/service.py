@@ -157,6 +157,7 @@ class Gateway:
             view=game.presenter.view(pos.state, seat),
             legal=legal,
             result=game.rules.result(pos.state),
+            clocks=game.rules.clock_status(pos.state, int(time.time() * 1000)),
         )
 
     # --- commands -------------------------------------------------------------------------------------

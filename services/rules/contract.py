@@ -23,6 +23,9 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 import orjson
 
 from events.base import Rejection
+from events.clock import TIME_OUT, ClockSettings, ClockStamped, SeatTimedOut, TimeOut
+from services.rules import clock
+from services.rules.clock import Clocks
 from services.rules.reference import Ruling, load_reference
 
 State = TypeVar("State")
@@ -97,6 +100,8 @@ class GameRules(ABC, Generic[State]):
     name: str
     rules_version: str
     capabilities: Capabilities
+    clock_ruling: str = ""
+    """The game's ruling id for its clocks (what ``ClockStamped`` and ``SeatTimedOut`` cite); "" without clocks."""
 
     # --- the decider -------------------------------------------------------------------------------------------
     @abstractmethod
@@ -175,6 +180,146 @@ class GameRules(ABC, Generic[State]):
     def encode_event_bytes(self, event: Event) -> bytes:
         """An event as compact JSON bytes (a game may serialize faster)."""
         return orjson.dumps(self.encode_event(event))
+
+    # --- clocks: the hooks a game with the ``clock`` table setting fills in --------------------------------------
+    def clock_of(self, state: State) -> tuple[ClockSettings, Clocks] | None:
+        """The table's clock setting and its clocks now (None: the table plays without clocks). A game that offers
+        clocks keeps :class:`services.rules.clock.Clocks` in its state, folding ``ClockStamped`` and
+        ``SeatTimedOut`` with ``services/rules/clock.py``."""
+        return None
+
+    def default_command(self, state: State, seat: int) -> tuple[Command, str] | None:
+        """The documented default move of awaited ``seat`` for the decision at hand (what the referee plays when its
+        time runs out) and the ruling id that names that default; None: the game has none."""
+        return None
+
+    def decision_of(self, state: State, seat: int) -> str:
+        """The name of the decision the game awaits of ``seat`` (recorded with a timeout)."""
+        return "decision"
+
+    # --- clocks: written once, on the hooks above ----------------------------------------------------------------
+    def parse_move(self, raw: bytes | str | JSON) -> Command:
+        """A command as the worker receives it: the generic :class:`events.clock.TimeOut`, else the game's own
+        (:meth:`parse_command`). Raises ``ValueError`` on bad input."""
+        data = orjson.loads(raw) if isinstance(raw, bytes | str) else raw
+        if isinstance(data, dict) and data.get("type") == TIME_OUT:
+            return TimeOut.model_validate(data)
+        return self.parse_command(raw)
+
+    def start_at(self, players: Sequence[str], settings: Mapping[str, Any], seed: int, at_ms: int) -> list[Event]:
+        """:meth:`start`, and on a clocked table the creation's time stamp (``at_ms``: the time the worker stamped;
+        data, so the same inputs always give the same events)."""
+        events = self.start(players, settings, seed)
+        return events + self._stamp(self.fold(events), None, at_ms, False)
+
+    def execute_at(self, state: State, command: Command, at_ms: int) -> tuple[list[Event], State] | Rejection:
+        """:meth:`execute` of a command stamped ``at_ms`` by the worker: on a clocked table its events end with the
+        time stamp; a :class:`TimeOut` is decided here, with the game's default move."""
+        if isinstance(command, TimeOut):
+            return self._time_out(state, command, at_ms)
+        done = self.execute(state, command)
+        if isinstance(done, Rejection):
+            return done
+        events, after = done
+        for stamp in self._stamp(after, command.seat, at_ms, False):
+            events = [*events, stamp]
+            after = self.evolve(after, stamp)
+        return events, after
+
+    def decide_at(self, state: State, command: Command, at_ms: int) -> list[Event] | Rejection:
+        """The events of :meth:`execute_at` (verification and the offline adjudicator re-decide with this)."""
+        done = self.execute_at(state, command, at_ms)
+        return done if isinstance(done, Rejection) else done[0]
+
+    def clock_status(self, state: State, now_ms: int) -> list[JSON] | None:
+        """Per seat, its clock as of ``now_ms`` (time left, running, deadline, low, timeouts; see
+        ``services/rules/clock.py: status``) and the setting in words; None: no clocks. For display only."""
+        clk = self.clock_of(state)
+        if clk is None:
+            return None
+        settings, clocks = clk
+        over = self.is_over(state)
+        rows = clock.status(settings, clocks, clocks.at_ms if over else now_ms)
+        text = clock.describe(settings)
+        return [{**row, "setting": text, **({"running": False, "deadline_ms": None} if over else {})} for row in rows]
+
+    def clock_text(self, state: State, names: Sequence[str], now_ms: int | None = None) -> str | None:
+        """The clocks in one line for boards and chats (time left as of ``now_ms``; None: as of the position's last
+        recorded stamp, which a replay shows the same on any day); None without clocks."""
+        clk = self.clock_of(state)
+        if clk is None:
+            return None
+        at = clk[1].at_ms if now_ms is None else now_ms
+        return clock.text(self.clock_status(state, at) or [], clock.describe(clk[0]), names)
+
+    def next_alarm(self, state: State, after_ms: int) -> int | None:
+        """When the timer must look at this game next (a deadline, or a low-time notice after ``after_ms``); None:
+        no clock runs (no clocks, or the game is over)."""
+        clk = self.clock_of(state)
+        if clk is None or self.is_over(state):
+            return None
+        return clock.next_alarm(clk[0], clk[1], after_ms)
+
+    def due_timeouts(self, state: State, now_ms: int) -> list[TimeOut]:
+        """The timeouts the timer may claim at ``now_ms``: one per awaited seat whose clock ran out."""
+        clk = self.clock_of(state)
+        if clk is None or self.is_over(state):
+            return []
+        settings, clocks = clk
+        return [
+            TimeOut(seat=seat, turn=clocks.turn)
+            for seat in self.awaited(state)
+            if clock.expired(settings, clocks, seat, now_ms)
+        ]
+
+    def _stamp(self, state: State, seat: int | None, at_ms: int, timed_out: bool) -> list[Event]:
+        if self.clock_of(state) is None or self.is_over(state):
+            return []
+        return [ClockStamped(seat=seat, at_ms=at_ms, timed_out=timed_out, rulings=(self.clock_ruling,))]
+
+    def _time_out(self, state: State, command: TimeOut, at_ms: int) -> tuple[list[Event], State] | Rejection:
+        """A seat's time ran out: the recorded fact, the game's default move, the stamp. Stale or early: refused."""
+        clk = self.clock_of(state)
+        cite = (self.clock_ruling,) if self.clock_ruling else ()
+        if clk is None:
+            return Rejection(code="no_clock", message="This table plays without clocks.", rulings=cite)
+        if self.is_over(state):
+            return Rejection(code="game_over", message="The game is over.", rulings=cite)
+        settings, clocks = clk
+        seat = command.seat
+        if command.turn != clocks.turn or seat not in self.awaited(state):
+            message = (
+                f"The timeout claims clock turn {command.turn} of seat {seat}; the game is at turn {clocks.turn}"
+                + ("" if seat in self.awaited(state) else " and does not await that seat")
+                + ": a move came first."
+            )
+            return Rejection(code="stale_timeout", message=message, rulings=cite)
+        if not clock.expired(settings, clocks, seat, at_ms):
+            left = clock.remaining(settings, clocks, seat, at_ms)
+            message = f"Seat {seat} still has {clock.format_ms(left)} ({left} ms) on its clock."
+            return Rejection(code="clock_running", message=message, rulings=cite)
+        default = self.default_command(state, seat)
+        if default is None:
+            message = f"The game has no default move for seat {seat} now."
+            return Rejection(code="no_default", message=message, rulings=cite)
+        move, ruling = default
+        count = clocks.timeouts[seat] + 1
+        fact = SeatTimedOut(
+            seat=seat,
+            decision=self.decision_of(state, seat),
+            default=self.encode_command(move),
+            timeouts=count,
+            autoplay=settings.autoplay_after is not None and count >= settings.autoplay_after,
+            rulings=(self.clock_ruling, ruling),
+        )
+        done = self.execute(self.evolve(state, fact), move)
+        if isinstance(done, Rejection):  # a game's default must be legal: a bug, not a refusal of the timer
+            raise RuntimeError(f"{self.name}: the default move {move!r} was refused: {done.code}: {done.message}")
+        events, after = [fact, *done[0]], done[1]
+        for stamp in self._stamp(after, seat, at_ms, True):
+            events.append(stamp)
+            after = self.evolve(after, stamp)
+        return events, after
 
     def fold(self, events: Sequence[Event], state: State | None = None) -> State:
         """The state after ``events``, from ``state`` (or the initial state)."""

@@ -4,6 +4,7 @@ Commit one command of one shard, atomically. Every key is in the shard's hash ta
 KEYS
    1 lease    2 cmds     3 outcome   4 reply    5 meta
    6 events   7 snap     8 feed      9 games   10 ended   11 dead   12 commands (the game's command log)
+  13 clocks (the shard's next clock alarm of each clocked game, for the timer process)
 ARGV
    1 fencing token: the lease value this worker holds
    2 consumer group
@@ -31,8 +32,10 @@ ARGV
   22 rejections of one seat kept in the command log (0: no cap); beyond, only the counter grows
   23 the reply pushed to the submitter when it is not the outcome itself ("": the outcome): an accepted
      command's reply carries its events too, the stored outcome does not
-  24 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
-  25 .. 24+2M: the pairs
+  24 the game's next clock alarm after an accepted command: "" leaves the clocks key alone (a game without
+     clocks), "-" removes the game from it (no clock runs), else the alarm's time in ms
+  25 M: number of field/value pairs that follow (meta fields for append/create, dead-letter fields for dead)
+  26 .. 25+2M: the pairs
   then, for append/create, one event JSON per argument
 
 The command log (KEYS[12]) gets one entry per accepted command, and per rejected command up to the cap per
@@ -105,14 +108,14 @@ elseif base >= 0 and current ~= base then
   return {'CONFLICT', current}
 end
 
-local m = tonumber(ARGV[24])
+local m = tonumber(ARGV[25])
 local version = current
 if op == 'append' or op == 'create' then
   if m > 0 then
-    redis.call('HSET', KEYS[5], unpack(ARGV, 25, 24 + 2 * m))
+    redis.call('HSET', KEYS[5], unpack(ARGV, 26, 25 + 2 * m))
   end
   version = base
-  for j = 25 + 2 * m, #ARGV do
+  for j = 26 + 2 * m, #ARGV do
     version = version + 1
     -- Entry id 0-<version>: appending at the expected version is what makes a double write impossible.
     redis.call('XADD', KEYS[6], '0-' .. version, 'e', ARGV[j], 'c', ARGV[7], 't', ARGV[10])
@@ -137,8 +140,14 @@ if op == 'append' or op == 'create' then
   if ARGV[12] ~= '' then
     redis.call('HSET', KEYS[7], 'v', ARGV[12], 'd', ARGV[13])
   end
+  -- The clock alarm moves with the commit: no accepted move can leave the timer a stale deadline.
+  if ARGV[24] == '-' then
+    redis.call('ZREM', KEYS[13], ARGV[8])
+  elseif ARGV[24] ~= '' then
+    redis.call('ZADD', KEYS[13], ARGV[24], ARGV[8])
+  end
 elseif op == 'dead' then
-  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 25, 24 + 2 * m))
+  redis.call('XADD', KEYS[11], 'MAXLEN', '~', ARGV[16], '*', unpack(ARGV, 26, 25 + 2 * m))
 elseif op ~= 'reject' then
   return redis.error_reply('unknown op ' .. op)
 end

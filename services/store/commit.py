@@ -78,6 +78,9 @@ class CommitRequest:
     """The events' JSON, in order (append, create)."""
     reply_events: bool = False
     """The reply carries the events (the submitter asked for them)."""
+    alarm: int | Literal["keep"] | None = "keep"
+    """The game's next clock alarm (ms) for the timer process, None to drop it (no clock runs), ``keep``: the
+    game has no clocks (the clocks key is not touched)."""
     reply: bool = True
     """Push a reply at all (False: the submitter said it never waits; the outcome is still stored)."""
 
@@ -188,6 +191,7 @@ class CommitStore:
             lay.ended(shard),
             lay.dead(shard),
             lay.commands(shard, gid),
+            lay.clocks(shard),
         ]
 
     def _args(self, req: CommitRequest) -> list[Any]:
@@ -223,6 +227,7 @@ class CommitStore:
             "1" if req.record else "0",
             policy.max_logged_rejections,
             reply,
+            "" if req.alarm == "keep" else "-" if req.alarm is None else req.alarm,
             len(req.fields),
         ]
         for k, v in req.fields.items():

@@ -82,12 +82,16 @@ class Planner:
         repository: GameRepository,
         fence: Callable[[int], str],
         worker_id: str,
+        clock: Callable[[], int] = now_ms,
     ) -> None:
         self.layout = layout
         self.cfg = config
         self.repo = repository
         self.fence = fence
         self.worker_id = worker_id
+        self.clock = clock
+        """The time stamped on each command (ms): read once per command, recorded, and the only time the rules see
+        (tests inject a controlled clock)."""
 
     # --- commands -------------------------------------------------------------------------------------
     def plan(self, entry: Entry, env: Envelope | EnvelopeError, rnd: Round) -> Plan | None:
@@ -133,16 +137,18 @@ class Planner:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, message, game, env=env)
         rules = game.rules
         try:
-            command = rules.parse_command({**payload, "seat": env.seat})
+            command = rules.parse_move({**payload, "seat": env.seat})
         except ValidationError as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, env_mod.summarize(exc), game, env=env)
         except (ValueError, TypeError, KeyError) as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], game, env=env)
+        # The command's time: stamped once, recorded with its outcome (and, on a clocked table, in its events).
+        now = self.clock()
         # Decide and fold in one pass (a game may do it faster than deciding, then folding the events).
-        done = rules.execute(game.state, command)
+        done = rules.execute_at(game.state, command, now)
         if isinstance(done, Rejection):
-            return self.reject(entry, cid, gid, done.code, done.message, game, env=env, rulings=done.rulings)
-        return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1])
+            return self.reject(entry, cid, gid, done.code, done.message, game, env=env, rulings=done.rulings, now=now)
+        return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1], now=now)
 
     def _create(self, entry: Entry, env: CreateEnvelope, existing: LoadedGame | None, rnd: Round) -> Plan:
         cid, gid, shard = env.command_id, env.game_id, entry[0]
@@ -157,21 +163,24 @@ class Planner:
             message = "need one sha256 hex token hash per player"
             return self.reject(entry, cid, gid, env_mod.BAD_ENVELOPE, message, env=env)
         rules = plugin.rules
+        now = self.clock()
         try:
-            events = rules.start(env.players, env.settings, env.seed)
+            events = rules.start_at(env.players, env.settings, env.seed, now)
         except ValidationError as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, env_mod.summarize(exc), env=env)
         except (ValueError, TypeError, KeyError) as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, str(exc)[:300], env=env)
         meta = GameMeta.new(
             gid, env.game_name, env.players, env.settings, env.seed, hashes,
-            rules_version=rules.rules_version, created_ms=now_ms(), player_ids=env.player_ids,
+            rules_version=rules.rules_version, created_ms=now, player_ids=env.player_ids,
         )  # fmt: skip
         fresh = LoadedGame(gid, shard, meta, plugin, rules.initial_state(), 0, "active", 0)
         state = fresh.state
         for event in events:
             state = rules.evolve(state, event)
-        return self._accept(entry, env, "create", fresh, events, rnd, fields=meta.creation_fields(), folded=state)
+        return self._accept(
+            entry, env, "create", fresh, events, rnd, fields=meta.creation_fields(), folded=state, now=now
+        )
 
     def _accept(
         self,
@@ -183,6 +192,7 @@ class Planner:
         rnd: Round,
         fields: dict[str, str],
         folded: Any,
+        now: int,
     ) -> Plan:
         rules = game.rules
         version = game.version + len(events)
@@ -193,7 +203,6 @@ class Planner:
         every = self.cfg.snapshot_every
         if events and (version // every > game.version // every or over):
             snapshot, snapshot_version = (version, rules.snapshot(folded)), version
-        now = now_ms()
         if over:
             fields = {**fields, "result": orjson.dumps(rules.result(folded), default=str).decode(), "ended": str(now)}
         after = game.moved(folded, version, status, snapshot_version)
@@ -217,6 +226,7 @@ class Planner:
             outcome_ttl_ms=self.cfg.outcome_ttl_ms, digest=digest, record=True, log=self._log_record(entry),
             fields=fields, events=[rules.encode_event_bytes(e) for e in events],
             reply_events=isinstance(env, CommandEnvelope) and env.reply_events,
+            alarm=rules.next_alarm(folded, now) if rules.clock_of(folded) is not None else "keep",
             reply=not (isinstance(env, CommandEnvelope) and env.no_reply),
         )  # fmt: skip
         return Plan(entry, request, after)
@@ -234,6 +244,7 @@ class Planner:
         env: Envelope | None = None,
         record: bool = True,
         rulings: Sequence[str] = (),
+        now: int | None = None,
     ) -> Plan:
         """A rejection. ``record``: the sender is authenticated (or it is a creation), so the outcome is stored
         under its command id (for ``rejected_ttl_ms``); else it is only answered on the reply list. ``rulings``: the
@@ -252,7 +263,7 @@ class Planner:
         }
         request = CommitRequest(
             shard=shard, entry_id=entry[1], fence=self.fence(shard), op="reject", game_id=gid, scope=scope,
-            command_id=cid, outcome=outcome, now_ms=now_ms(),
+            command_id=cid, outcome=outcome, now_ms=self.clock() if now is None else now,
             # Judged against a state: the commit checks that state's version is still the stored one.
             base_version=game.version if game is not None and record else -1,
             outcome_ttl_ms=self.cfg.rejected_ttl_ms, digest=digest, record=record, log=self._log_record(entry),

@@ -36,7 +36,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import redis
@@ -52,7 +52,7 @@ from services.worker.commits import Committer
 from services.worker.config import WorkerConfig
 from services.worker.leases import LeaseKeeper
 from services.worker.maintenance import Maintenance
-from services.worker.planning import Plan, Planner, Round
+from services.worker.planning import Plan, Planner, Round, now_ms
 
 __all__ = ["Entry", "RulesWorker", "WorkerConfig"]
 
@@ -69,6 +69,7 @@ class RulesWorker:
         config: WorkerConfig | None = None,
         worker_id: str | None = None,
         games: GameLookup = registry_game,
+        clock: Callable[[], int] = now_ms,
     ) -> None:
         self.r = client
         self.layout = layout or Layout.from_env()
@@ -87,7 +88,8 @@ class RulesWorker:
             client, GROUP, self.worker_id, self.layout.cmds, batch=cfg.batch, cluster_poll_ms=cfg.cluster_poll_ms,
             watch=True,  # on a cluster: a thread per shard blocks on its stream, so a command is read at once
         )  # fmt: skip
-        self.planner = Planner(self.layout, cfg, self.repo, self.lease.fence, self.worker_id)
+        # ``clock``: the time stamped on each command (wall-clock ms; tests inject a controlled one).
+        self.planner = Planner(self.layout, cfg, self.repo, self.lease.fence, self.worker_id, clock)
         self.maintenance = Maintenance(
             client, self.layout, cfg, self.store, self.consumer, self._fenced_at_archive, self._archived
         )

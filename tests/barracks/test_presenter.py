@@ -61,7 +61,10 @@ def test_given_secret_events_when_redacted_then_only_their_owner_sees_the_cards(
     to no one before the end."""
     dealt = F.HandDealt(seat=1, cards=("red-3-cavalry", "blue-3-tribute"), rulings=("K11",))
     state = table(emperors=BOARD)
-    assert PRESENTER.redact(dealt, 1, state)["cards"] == ("red-3-cavalry", "blue-3-tribute")
+    assert PRESENTER.redact(dealt, 1, state)["cards"] == [
+        "red-3-cavalry",
+        "blue-3-tribute",
+    ]  # JSON-ready, as encode_event
     hidden = PRESENTER.redact(dealt, 0, state)
     assert hidden["cards"] is None and hidden["cards_count"] == 2 and hidden["redacted"]
     assert hidden["summary"] == "Bob is dealt 2 cards."  # words for a client, with sizes only

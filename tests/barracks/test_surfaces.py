@@ -42,10 +42,13 @@ def test_given_barracks_when_the_demo_runs_then_a_whole_game_is_narrated_to_its_
     assert text.startswith("# barracks (rules barracks-1), 3 random bots, seed 3")
     assert "A game of The Barracks Emperors begins" in text and "is resolved" in text
     assert "The game ends. Scores:" in text
-    if engine:
-        assert text.splitlines()[-1].startswith(("Winner: ", "Shared victory: "))
-    else:
-        assert "through the streams" in text.splitlines()[-1]
+    lines = text.splitlines()
+    assert lines[-3 if not engine else -2].startswith(("Winner: ", "Shared victory: "))
+    if not engine:
+        assert "through the streams" in lines[-2]
+    # And the last line is one JSON object: the game's id (none on the engine alone) and its result
+    last = orjson.loads(lines[-1])
+    assert last["game"] == "barracks" and (last["game_id"] is None) == engine and last["result"]["winners"]
 
 
 def recorded_game() -> tuple[list[bytes], list[dict], dict]:

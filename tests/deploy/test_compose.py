@@ -26,7 +26,7 @@ from tests.service.helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
-ROLES = {"services.worker", "services.gateway", "services.bots", "services.webhooks", "projections"}
+ROLES = {"services.worker", "services.gateway", "services.bots", "services.webhooks", "services.timer", "projections"}
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,8 @@ import httpx
 import pytest
 
 import tests.service.toy_game
-from services.gateway.chat import ChatError, Choice, interpret, menu, normalize, pick
-from services.gateway.chatmenu import Menu
-from services.gateway.narration import groups_of, type_title
+from services.menus.menu import Menu, groups_of, type_title
+from services.menus.phrases import ChatError, Choice, interpret, menu, normalize, pick
 from services.rules.contract import GamePlugin, Presenter
 from services.rules.registry import get_game
 from tests.gateway.bots import play_http
@@ -269,6 +268,25 @@ def test_a_phase_iv_menu_is_grouped_and_paged_under_the_limit_and_every_move_is_
         assert interpret("PERMIT koln", menu) == Choice("open", key=koeln.key)
 
 
+def test_a_title_shared_by_several_groups_opens_the_one_inside_the_group_shown_last() -> None:
+    # Given a phase IV menu where several groups share a title (an electorate under two actions)
+    state, _, legal = _phase_iv()
+    labels = [SHADOW.presenter.label(c, state) for c in legal]
+    menu = Menu(labels, SHADOW.presenter.menu_groups(legal, state))
+    by_title: dict[str, list[Any]] = {}
+    for group in menu.groups():
+        by_title.setdefault(group.title.split(" > ")[-1], []).append(group)
+    title, groups = next((t, gs) for t, gs in by_title.items() if len(gs) > 1 and all(g.parent.key for g in gs))
+    # When the title alone is typed, it names no single group or move
+    with pytest.raises(ChatError):
+        interpret(title, menu)
+    # Then, typed while one parent group is shown, it opens that parent's group of that title
+    for group in groups:
+        assert interpret(title.upper(), menu, within=group.parent.key) == Choice("open", key=group.key)
+    # And a phrase that does pick something in the whole menu is read as before, whatever group is shown
+    assert interpret("1", menu, within=groups[0].parent.key) == Choice("play", number=1)
+
+
 def test_the_contract_default_groups_a_menu_by_command_type() -> None:
     # Given a game whose presenter keeps the contract's one-group menu (Shadow's rules behind a plain Presenter)
     plain = GamePlugin(rules=SHADOW.rules, presenter=Presenter(SHADOW.rules))
@@ -419,3 +437,17 @@ def test_a_number_typed_after_the_moves_changed_is_refused_once_with_the_new_men
         assert err["menu"]
         # And the same number, now that the new menu was shown, plays
         assert _chat(http, gid, "1")["result"]["label"] == err["menu"][0].split(". ", 1)[1]
+
+
+def test_a_phrase_matches_from_the_start_of_words_so_a_stray_letter_picks_nothing() -> None:
+    # Given a plain menu where one label holds the letter x inside a word
+    labels = ["Place an empire city in Saxony", "Place an empire city in Köln", "Pass"]
+    # When a stray letter is typed, then it picks no move
+    with pytest.raises(ChatError) as caught:
+        pick("x", labels)
+    assert caught.value.code == "no_match"
+    # And the start of a word, or of several words in any order, still picks the move
+    assert pick("sax", labels) == 0
+    assert pick("KOL city", labels) == 1
+    with pytest.raises(ChatError):
+        pick("axony", labels)

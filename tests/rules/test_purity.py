@@ -24,7 +24,8 @@ def test_given_the_rules_modules_when_read_then_no_environment_clock_or_generate
             if isinstance(node, ast.Call):
                 fn = node.func
                 name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
-                if name in FORBIDDEN_CALLS:
+                regex = isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "re"
+                if name in FORBIDDEN_CALLS and not regex:  # re.compile builds a pattern, it runs no code
                     found.append(f"{path.relative_to(RULES)}:{node.lineno} calls {name}")
             elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_NAMES:
                 found.append(f"{path.relative_to(RULES)}:{node.lineno} reads {node.attr}")

@@ -46,7 +46,7 @@ def test_given_no_redis_url_when_a_person_always_picks_the_first_choice_then_the
     # Then the game is played to its end against the bots, with the board and a menu at each of the person's turns
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
-    assert out.count("-- your move") > 10 and "  1. " in out
+    assert out.count("-- your move") > 10 and "\n1. " in out
     assert "# game over:" in out and '"winners"' in out
 
 
@@ -54,13 +54,15 @@ def test_given_a_redis_server_when_played_with_local_workers_then_the_game_is_st
     # Given a real Redis, a prefix of this test's own, and a worker and bots in the play process (--local)
     layout = Layout(prefix=f"tplay{uuid.uuid4().hex[:6]}", shards=4)
     env = {"REDIS_URL": redis_url, "THRONE_PREFIX": layout.prefix, "THRONE_SHARDS": "4"}
-    done = throne("play", "--seed", "9", "--players", "2", "--seat", "1", "--local", stdin="1\n" * 3000, env=env)
+    done = throne(
+        "play", "--seed", "9", "--players", "2", "--seat", "1", "--name", "Ann", "--local", stdin="1\n" * 3000, env=env
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     # Then the game lives in that Redis, over, with the person's commands and the bot's in its events
     game_id = done.stdout.split(" game ", 1)[1].split(",", 1)[0]
     client = ServiceClient(redis.Redis.from_url(redis_url), layout)
     info = client.game_info(game_id)
-    assert info is not None and info["status"] == "over" and info["players"] == ["Red", "You"]
+    assert info is not None and info["status"] == "over" and info["players"] == ["Red", "Ann"]
     ids = {e.command_id for e in client.read_events(game_id)}
     assert any(c.startswith("bot-") for c in ids) and any(not c.startswith("bot-") for c in ids - {None})
 
@@ -68,9 +70,11 @@ def test_given_a_redis_server_when_played_with_local_workers_then_the_game_is_st
 def test_given_bad_choices_then_they_are_refused_and_q_leaves_the_game() -> None:
     # Given a person who types garbage, out-of-range numbers, then quits
     done = throne("play", "--seed", "1", "--bots", "random", stdin="x\n0\n999\n\nq\n")
-    # Then each bad line is answered, nothing is sent, and leaving ends the command with status 1
+    # Then each bad line is answered, an empty one shows the menu again, nothing is sent, and leaving ends the
+    # command with status 1
     assert done.returncode == 1
-    assert done.stdout.count("# not a choice") == 4
+    assert done.stdout.count("# no move matches 'x'") == 1 and done.stdout.count("# there is no move") == 2
+    assert done.stdout.count("-- your move (version") == 2
     assert "# you left game" in done.stdout and "# game over" not in done.stdout
 
 
@@ -117,6 +121,7 @@ def test_serve_plans_one_process_per_role_and_names_only_runnable_modules() -> N
     names = [s.name for s in specs]
     assert names[:2] == ["rules-worker-0", "rules-worker-1"] and "gateway" in names and "bots" in names
     assert "webhooks" in names
+    assert "timer" in names
     assert ("projections" in names) == module_exists("projections")
     for spec in specs:
         assert module_exists(spec.module), spec.module

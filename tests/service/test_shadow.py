@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import uuid
 
+import orjson
 import pytest
 
 from services.demo import play_through_streams, run_demo
@@ -53,11 +54,15 @@ def test_the_demo_plays_a_seeded_game_on_the_embedded_default(monkeypatch: pytes
     # Then it prints the game move by move and its result, the same both times
     text = outs[0].getvalue()
     assert "through embedded fakeredis" in text
-    assert "A game starts" in text and "# result:" in text
+    assert "A game starts" in text and "Game over after" in text
     assert results[0] == results[1] is not None
+    # And its last line is one JSON object: the game's id (of the store) and its result
+    last = orjson.loads(text.splitlines()[-1])
+    assert last["game"] == "shadow" and last["seed"] == 5 and last["result"] == results[0]
+    assert last["game_id"] in text.splitlines()[-2] and last["events"] > last["commands"] > 0
 
     def body(t: str) -> list[str]:
-        return [line for line in t.splitlines() if not line.startswith("# ")]
+        return [line for line in t.splitlines()[:-1] if not line.startswith("# ")]
 
     assert body(outs[0].getvalue()) == body(outs[1].getvalue())
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from events.barracks.settings import BarracksSettings
+from services.rules import clock
 from services.rules.barracks import facts as F
 from services.rules.barracks.places import put, replaced, take, take_emperor, to_discard
 from services.rules.barracks.state import (
@@ -33,6 +34,7 @@ from services.rules.barracks.state import (
     RIVAL_PLACE,
     WON,
     Game,
+    awaited,
     new_game,
 )
 from services.rules.barracks.tables import FACTIONS, FRUMENTARII, PRINCEPS, tables_for
@@ -49,7 +51,21 @@ def _actor(g: Game, seat: int | None, rival: str | None) -> int:
 def _game_started(g: Any, e: Any) -> Game:
     T = tables_for(e.data)
     seats = tuple(tuple(FACTION_INDEX[f] for f in fs) for fs in e.seats)
-    return new_game(T, tuple(e.players), BarracksSettings.model_validate(e.settings), e.seed, seats)
+    settings = BarracksSettings.model_validate(e.settings)
+    g = new_game(T, tuple(e.players), settings, e.seed, seats)
+    if settings.clock is not None:
+        g.clocks = clock.initial(settings.clock, len(e.players))
+    return g
+
+
+def _clock_stamped(g: Game, e: Any) -> None:  # [KX17]
+    assert g.settings.clock is not None and g.clocks is not None
+    g.clocks = clock.stamp(g.settings.clock, g.clocks, e.at_ms, e.seat, awaited(g), e.timed_out)
+
+
+def _seat_timed_out(g: Game, e: Any) -> None:  # [KX17]
+    assert g.clocks is not None
+    g.clocks = clock.timed_out(g.clocks, e.seat)
 
 
 def _emperor_deck_shuffled(g: Game, e: Any) -> None:
@@ -388,6 +404,8 @@ APPLY: dict[type, Callable[[Game, Any], None]] = {
     F.CardDrawn: _card_drawn,
     F.CardsLooked: _cards_looked,
     F.CardKept: _card_kept,
+    F.ClockStamped: _clock_stamped,
+    F.SeatTimedOut: _seat_timed_out,
 }
 assert set(APPLY) | {F.GameStarted} == set(F.EVENT_CLASSES.values())
 

@@ -21,13 +21,13 @@ from services.rules.barracks.state import (
     FORUM,
     HAND,
     KEEP,
-    NONE,
     ORDER,
     OVER,
     PHASE_NAMES,
     PICK,
     RIVAL_PLACE,
     Game,
+    awaited,
 )
 from services.rules.barracks.tables import (
     ABILITIES,
@@ -79,16 +79,6 @@ def check(g: Game | None, command: Any) -> Plan | Rejection:
             "K21",
         )
     return CHECKS[kind](g, seat, command)
-
-
-def awaited(g: Game) -> tuple[int, ...]:
-    """The seat the game waits for (solo: the player also decides for a rival under their Demagogue) [K21, K43]."""
-    phase = g.phase
-    if phase in (OVER, NONE):
-        return ()
-    if phase == RIVAL_PLACE:
-        return (0,)
-    return (g.actor_seat[g.active],)
 
 
 def execute(g: Game | None, command: Any) -> tuple[list[Any], Game] | Rejection:

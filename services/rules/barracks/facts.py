@@ -95,6 +95,8 @@ ForumTaken = _mirror(ev.ForumTaken)
 CardDrawn = _mirror(ev.CardDrawn)
 CardsLooked = _mirror(ev.CardsLooked)
 CardKept = _mirror(ev.CardKept)
+ClockStamped = _mirror(ev.ClockStamped)
+SeatTimedOut = _mirror(ev.SeatTimedOut)
 # commands
 PlayInfluence = _mirror(cm.PlayInfluence)
 PlaceBarbarian = _mirror(cm.PlaceBarbarian)

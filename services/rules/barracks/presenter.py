@@ -49,7 +49,7 @@ def _distinctive_forms(T: Tables) -> dict[str, tuple[str, ...]]:
 class BarracksPresenter(Presenter[Game]):
     """Views, redaction and words of The Barracks Emperors."""
 
-    quiet_events = frozenset({"DecisionRequested"})
+    quiet_events = frozenset({"DecisionRequested", "ClockStamped"})
     """A request for the next decision: the command answering it shows who decided."""
     leaderboard = LeaderboardSpec(score_label="points", shared_win="each")
     """A leaderboard averages points; a tie (without the tiebreak option) is a shared victory of each [K39]."""
@@ -88,15 +88,29 @@ class BarracksPresenter(Presenter[Game]):
     def redact(self, event: Any, seat: int | None, state: Game | None) -> JSON | None:
         """``event`` as ``seat`` may see it while the game is at ``state`` (at or after the event) [K14]."""
         event = F.as_core(event)
-        data = F.to_dict(event)
+        # JSON-ready (lists, not tuples) as ``encode_event`` gives it: the contract's ``narrate`` tells an event in
+        # words only when its redaction equals its encoding, so a tuple here hid public events behind "details
+        # hidden" (every TurnStarted, the final scores)
+        data = F.json_ready(F.to_dict(event))
         if state is not None and state.over:
             return data
         kind = type(event)
         if kind is F.GameStarted:  # the seed is secret; the data record (public, and long) is named by its version
             shown = {k: v for k, v in data.items() if k != "data"}
-            return {**shown, "seed": None, "data_version": event.data.get("version"), "redacted": True}
+            summary = words.describe(event)  # names and factions only: no seed, no order
+            return {**shown, "seed": None, "data_version": event.data.get("version"), "redacted": True,
+                    "summary": summary}  # fmt: skip
+        if kind is F.SeatTimedOut and event.seat != seat:
+            # The default move names the card it plays or keeps; what of it is public, the events after it show.
+            return {
+                **data,
+                "default": None,
+                "redacted": True,
+                "summary": words.describe(event, state.players if state is not None else ()),
+            }
         if kind in _SECRET_ORDER:
-            return {**data, "order": None, "size": len(event.order), "redacted": True}
+            summary = words.describe(event)  # the deck's size only
+            return {**data, "order": None, "size": len(event.order), "redacted": True, "summary": summary}
         if kind in _SECRET_OF_SEAT and event.seat != seat:
             hidden = dict(data)
             for name in _SECRET_OF_SEAT[kind]:

@@ -10,15 +10,17 @@ import orjson
 
 from events.barracks.settings import BarracksSettings
 from events.base import Rejection
+from events.clock import ClockSettings
+from services.rules.barracks import defaults, listing
 from services.rules.barracks import facts as F
-from services.rules.barracks import listing
 from services.rules.barracks.apply import apply, evolve
 from services.rules.barracks.decide import awaited, execute
 from services.rules.barracks.flow import Tx
 from services.rules.barracks.rounds import open_game
 from services.rules.barracks.snapshot import restore, snapshot
-from services.rules.barracks.state import Game
+from services.rules.barracks.state import PHASE_NAMES, Game
 from services.rules.barracks.tables import FACTIONS, default_record
+from services.rules.clock import Clocks
 from services.rules.contract import JSON, Capabilities, GameRules
 
 RULES_VERSION = "barracks-1"
@@ -52,18 +54,22 @@ class BarracksRules(GameRules[Game]):
     capabilities = Capabilities(
         min_players=1, max_players=4, hidden_information=True, simultaneous=False, fast_execute=True, fast_sample=True
     )
+    clock_ruling = "KX17"
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Any]:
         """GameStarted, the Emperor deck's shuffle, round 1's setup and the turns up to the first decision."""
         table = BarracksSettings.model_validate(dict(settings or {}))
         seats, rivals = seating(len(players), table)
+        recorded = table.model_dump(mode="json")
+        if table.clock is None:
+            del recorded["clock"]  # a table without clocks records the settings it always did
         size = table.hand_size * len(players) + table.forum_size
         if size > 42 + 10:
             raise ValueError("hand_size and forum_size deal more cards than the deck holds [K11]")
         started = F.GameStarted(
             players=tuple(players),
-            settings=table.model_dump(mode="json"),
+            settings=recorded,
             seed=seed,
             seats=seats,
             rivals=rivals,
@@ -105,6 +111,20 @@ class BarracksRules(GameRules[Game]):
     def awaited(self, state: Game | None) -> tuple[int, ...]:
         """The seat the game waits for."""
         return () if state is None else awaited(state)
+
+    def clock_of(self, state: Game | None) -> tuple[ClockSettings, Clocks] | None:
+        """The table's clock setting and clocks [KX17]; None without clocks."""
+        if state is None or state.clocks is None or state.settings.clock is None:
+            return None
+        return state.settings.clock, state.clocks
+
+    def default_command(self, state: Game | None, seat: int) -> tuple[Any, str] | None:
+        """The referee's default move of ``seat`` when its time runs out, with its ruling [KX18-KX20]."""
+        return None if state is None else defaults.default_command(state, seat)
+
+    def decision_of(self, state: Game | None, seat: int) -> str:
+        """The decision awaited now (the phase's name: action, order, keep, pick, rival_place)."""
+        return "none" if state is None else PHASE_NAMES[state.phase]
 
     def is_over(self, state: Game | None) -> bool:
         """Whether the game has ended."""

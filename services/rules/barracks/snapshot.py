@@ -7,6 +7,7 @@ import orjson
 from events.barracks.settings import BarracksSettings
 from services.rules.barracks.state import _FIXED, _LISTS, _NESTED, _NESTED_TUPLES, _SCALARS, _TUPLES, Game, actor_masks
 from services.rules.barracks.tables import tables_for
+from services.rules.clock import Clocks
 
 
 def snapshot(g: Game) -> bytes:
@@ -48,5 +49,6 @@ def restore(raw: bytes) -> Game:
     for name in _SCALARS:
         setattr(g, name, d[name])
     g.final = d["final"]
+    g.clocks = None if d.get("clocks") is None else Clocks.from_json(d["clocks"])
     assert len(_FIXED) == 10
     return g

@@ -13,6 +13,7 @@ from typing import Any
 
 from events.barracks.settings import BarracksSettings
 from services.rules.barracks.tables import Tables
+from services.rules.clock import Clocks
 
 # Where a card is (``Game.loc``): a container code, or HAND + seat, or WON + actor (a barbarian won by Triumph).
 POOL, DECK, FORUM, BOARD, DISCARD, BOX, LIMBO = range(7)
@@ -113,6 +114,7 @@ class Game:
     alive: int  # bit e set: Emperor space e holds an Emperor
     full: int  # bit e set: all four sides of Emperor space e hold a card (surrounded if it holds an Emperor) [K22]
     version: int  # events applied
+    clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [KX17]; replaced whole
     final: dict[str, Any] | None  # the result, once over
 
     def copy(self) -> Game:
@@ -149,6 +151,7 @@ class Game:
             "settings": self.settings.model_dump(mode="json"),
             "seed": self.seed,
             "final": self.final,
+            "clocks": None if self.clocks is None else self.clocks.to_json(),
         }
         for name in (*_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS):
             data[name] = getattr(self, name)
@@ -159,7 +162,7 @@ class Game:
             return NotImplemented
         if self.T is not other.T and self.T.record != other.T.record:
             return False
-        fields = (*_FIXED[1:], *_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS)
+        fields = (*_FIXED[1:], *_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS, "clocks")
         return all(getattr(self, n) == getattr(other, n) for n in fields)
 
     __hash__ = None  # type: ignore[assignment]
@@ -221,7 +224,18 @@ def new_game(
     g.full = 0
     g.version = 0
     g.final = None
+    g.clocks = None
     return g
+
+
+def awaited(g: Game) -> tuple[int, ...]:
+    """The seat the game waits for (solo: the player also decides for a rival under their Demagogue) [K21, K43]."""
+    phase = g.phase
+    if phase in (OVER, NONE):
+        return ()
+    if phase == RIVAL_PLACE:
+        return (0,)
+    return (g.actor_seat[g.active],)
 
 
 def actor_masks(T: Tables, actor_factions: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:

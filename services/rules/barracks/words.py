@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from services.rules import clock
 from services.rules.barracks import facts as F
 from services.rules.barracks.names import card_words, emperor_words, space_name
 from services.rules.barracks.tables import FACTIONS, SUITS
@@ -45,6 +46,8 @@ _ABILITY = {
 
 def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
     return {
+        F.ClockStamped: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
+        F.SeatTimedOut: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
         F.GameStarted: lambda e, p: (
             "A game of The Barracks Emperors begins: "
             + ", ".join(f"{name} ({'+'.join(fs)})" for name, fs in zip(e.players, e.seats, strict=True))
@@ -174,7 +177,7 @@ def _decision(e: Any, p: Sequence[str]) -> str:
 
 
 def _ended(e: Any, p: Sequence[str]) -> str:
-    scores = ", ".join(f"{_who(i, p)} {s}" for i, s in enumerate(e.scores))
+    scores = "; ".join(f"{_who(i, p)}: {_score_sum(e, i)}" for i in range(len(e.scores)))
     rivals = (" Rival claimants: " + ", ".join(f"{f} {s}" for f, s in e.rival_scores) + ".") if e.rival_scores else ""
     if not e.winners:
         outcome = "the rival claimants prevail."
@@ -183,6 +186,16 @@ def _ended(e: Any, p: Sequence[str]) -> str:
     else:
         outcome = f"{_who(e.winners[0], p)} wins" + (" on the tiebreak." if e.tiebreak_used else ".")
     return f"The game ends. Scores: {scores}.{rivals} Result: {outcome}"
+
+
+def _score_sum(e: Any, seat: int) -> str:
+    """A seat's final score as arithmetic: ``12 (Emperors) + 9 (3 sets, 0 Triumph barbarians) = 21``; what the
+    sets and barbarians are worth follows from the table's settings, so the event's own numbers give their sum."""
+    emperors = sum(e.emperors[seat])
+    rest = e.scores[seat] - emperors
+    sets, barbarians = e.sets[seat], e.barbarians[seat]
+    parts = f"{sets} set{'s' if sets != 1 else ''}, {barbarians} Triumph barbarian{'s' if barbarians != 1 else ''}"
+    return f"{emperors} (Emperors) + {rest} ({parts}) = {e.scores[seat]}"
 
 
 def _discarded(e: Any, p: Sequence[str]) -> str:

@@ -45,7 +45,7 @@ from services.rules.shadow.queries import (
     placement_target,
     throne_candidates,
 )
-from services.rules.shadow.state import AGE, EMPTY, OWNER, GameState
+from services.rules.shadow.state import AGE, EMPTY, OWNER, GameState, awaited
 
 Key = tuple[Any, ...]
 
@@ -718,16 +718,6 @@ def is_legal(s: GameState, seat: int, p: Any, command_type: str, key: Key) -> bo
             return False
         return True
     return key in OPTIONS[p.decision][command_type](s, seat, p)
-
-
-def awaited(s: GameState) -> tuple[int, ...]:
-    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
-    p = s.prompt
-    if p is None:
-        return ()
-    if p.decision == "vote":
-        return tuple(seat for seat in p.seats if s.votes[seat] is None)
-    return p.seats
 
 
 # =============================================================================================================

@@ -7,6 +7,7 @@ from typing import Any
 
 from events.base import Event
 from events.shadow import events as ev
+from services.rules import clock
 from services.rules.shadow.names import electorate_name as _e
 from services.rules.shadow.names import space_name as _sp
 from services.rules.shadow.prompts import waiting
@@ -63,6 +64,8 @@ def _votes(e: ev.VotesRevealed, p: Callable[[int], str]) -> str:
 
 
 _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
+    "ClockStamped": lambda e, p: clock.describe_fact(e.to_dict(), p),
+    "SeatTimedOut": lambda e, p: clock.describe_fact(e.to_dict(), p),
     "GameStarted": lambda e, p: f"A game starts: {', '.join(e.players)}; {p(e.emperor)} is the first Emperor.",
     "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(_e(k) for k in e.electorates)}.",
     "PhaseStarted": lambda e, p: f"Round {e.round}, phase {PHASES[e.phase]}.",
@@ -96,12 +99,7 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "KnightPushed": lambda e, p: f"{p(e.owner)}'s knight on {_sp(e.space)} is pushed back to supply by {p(e.by)}.",
     "KnightPromoted": lambda e, p: f"{p(e.owner)}'s knight on {_sp(e.space)} is promoted to a Baron aged 15.",
     "CityPlaced": lambda e, p: f"{p(e.owner)} builds a city on {_sp(e.space)}.",
-    "IncomeCollected": lambda e, p: (
-        f"{p(e.seat)} collects income: {e.basic} + {e.own_cities} own cities + {e.controlled_cities} controlled"
-        f" + {e.saxony} Saxony -> {e.balance} thalers"
-        + (f" ({e.lost_to_cap} lost to the cap)" if e.lost_to_cap else "")
-        + "."
-    ),
+    "IncomeCollected": lambda e, p: f"{p(e.seat)} collects income: {_income(e)}.",
     "ThalersChanged": lambda e, p: (
         f"{p(e.seat)} {'gains' if e.delta >= 0 else 'pays'} {abs(e.delta)} "
         f"thaler(s) for {e.reason.replace('_', ' ')}: now {e.balance}."
@@ -160,3 +158,14 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "EmperorElected": lambda e, p: f"{p(e.seat)} is elected Emperor ({e.rival_votes} to {e.emperor_votes}).",
     "EmperorRetained": lambda e, p: f"{p(e.seat)} remains Emperor ({e.emperor_votes} to {e.rival_votes}).",
 }
+
+
+def _income(e: ev.IncomeCollected) -> str:
+    """Income as arithmetic: ``6 (basic) + 1 (own cities) + 0 (controlled cities) = 7, now 10 thalers``; the
+    Saxony term only when it counts, the cap's cut only when it cut."""
+    terms = [f"{e.basic} (basic)", f"{e.own_cities} (own cities)", f"{e.controlled_cities} (controlled cities)"]
+    if e.saxony:
+        terms.append(f"{e.saxony} (Saxony)")
+    total = e.basic + e.own_cities + e.controlled_cities + e.saxony
+    capped = f" ({e.lost_to_cap} lost to the cap)" if e.lost_to_cap else ""
+    return f"{' + '.join(terms)} = {total}, now {e.balance} thalers{capped}"

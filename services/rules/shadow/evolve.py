@@ -11,8 +11,10 @@ from bisect import insort
 from collections.abc import Callable
 from typing import Any
 
+from events.clock import ClockStamped, SeatTimedOut
 from events.shadow import events as ev
 from events.shadow.settings import ShadowSettings
+from services.rules import clock
 from services.rules.shadow.board import ELECTORATE_KEYS, layout_from_record
 from services.rules.shadow.state import (
     AGE,
@@ -23,6 +25,7 @@ from services.rules.shadow.state import (
     OWNER,
     TILE,
     GameState,
+    awaited,
     city_code,
     knight_code,
     tile_code,
@@ -106,10 +109,11 @@ def _game_started(e: Any) -> GameState:
     layout = layout_from_record(e.layout)
     n = len(e.players)
     k = layout.constants
+    settings = ShadowSettings.model_validate(e.settings)
     return GameState(
         layout=layout,
         players=tuple(e.players),
-        settings=ShadowSettings(**e.settings),
+        settings=settings,
         seed=e.seed,
         board=[EMPTY] * len(layout.spaces),
         thalers=(k["start_thalers"],) * n,
@@ -121,6 +125,7 @@ def _game_started(e: Any) -> GameState:
         emperor=e.emperor,
         play_areas=((),) * n,
         votes=(None,) * n,
+        clocks=None if settings.clock is None else clock.initial(settings.clock, n),
         version=1,
     )
 
@@ -349,6 +354,21 @@ def _sealed(s: GameState, e: Any) -> None:
 @_on(ev.EmperorElected)
 def _elected(s: GameState, e: Any) -> None:
     s.emperor = e.seat
+    s.version += 1
+
+
+# --- clocks [X16] -------------------------------------------------------------------------------------------------
+@_on(ClockStamped)
+def _stamped(s: GameState, e: Any) -> None:
+    assert s.settings.clock is not None and s.clocks is not None
+    s.clocks = clock.stamp(s.settings.clock, s.clocks, e.at_ms, e.seat, awaited(s), e.timed_out)
+    s.version += 1
+
+
+@_on(SeatTimedOut)
+def _timed_out(s: GameState, e: Any) -> None:
+    assert s.clocks is not None
+    s.clocks = clock.timed_out(s.clocks, e.seat)
     s.version += 1
 
 

@@ -24,7 +24,7 @@ class ShadowPresenter(Presenter[GameState | None]):
     """Views, redaction, words and pictures of a Shadow game (services/rules/shadow/{view,redact,describe,
     audit,labels,render}.py)."""
 
-    quiet_events = frozenset({"DecisionRequested"})
+    quiet_events = frozenset({"DecisionRequested", "ClockStamped"})
     """A request for the next decision: the next command shows who answered it."""
     leaderboard = LeaderboardSpec(score_label="victory points", shared_win="each")
     """A leaderboard averages victory points; players tied for the win all win together [G3]."""

@@ -11,7 +11,7 @@ from events.shadow import events as ev
 from services.rules.shadow.state import GameState
 from services.rules.shadow.view import view
 
-_SECRET = (ev.VoteSealed, ev.VictoryPointsScored)
+_SECRET = (ev.VoteSealed, ev.VictoryPointsScored, ev.SeatTimedOut)
 """The only events with something to hide."""
 
 
@@ -48,6 +48,10 @@ def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any
         # Who has voted is public (the game waits for the others); for whom is not, until the reveal [E2].
         hidden = {k: v for k, v in data.items() if k != "candidate"}
         return {**hidden, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
+    if isinstance(event, ev.SeatTimedOut) and event.decision == "vote" and event.seat != seat and _vote_open(s):
+        # A default vote is a sealed vote too [X19]: that the seat timed out is public, its candidate is not.
+        hidden = {k: v for k, v in data.items() if k != "default"}
+        return {**hidden, "default": None, "redacted": True, "summary": f"{_name(s, event.seat)} ran out of time."}
     if isinstance(event, ev.VictoryPointsScored) and event.seat != seat and s.settings.hidden_victory_points:
         return None
     return data

@@ -56,7 +56,8 @@ def render_text(s: GameState | None, seat: int | None, final: GameState | None =
     """The board as lines of plain text, as ``seat`` (None: a spectator) may see it.
 
     Pieces read ``Red:B25`` (Baron aged 25), ``Red:C35`` (Couple), ``Red:K`` (knight), ``Red:City``,
-    ``Empire`` (empire city), ``.`` (free space).
+    ``Empire`` (empire city), ``.`` (free space); spaces are numbered ``#1``.. as the events name them; the
+    last lines are a legend of these abbreviations.
     """
     if s is None:
         return "The game has not started yet."
@@ -92,9 +93,7 @@ def render_text(s: GameState | None, seat: int | None, final: GameState | None =
             ("castles", info.castles),
             ("cities", info.cities),
         ]
-        parts = [
-            f"{label} {' '.join(_piece_text(board.get(spaces[i].id), tags) for i in idx)}" for label, idx in row if idx
-        ]
+        parts = [f"{label} {' '.join(_numbered(spaces[i].id, board, tags) for i in idx)}" for label, idx in row if idx]
         eminence = board.get(f"{e['key']}.eminence")
         if eminence is not None:
             parts.append(f"eminence {_piece_text(eminence, tags)}")
@@ -106,7 +105,28 @@ def render_text(s: GameState | None, seat: int | None, final: GameState | None =
             f"{v['players'][i]} {'sealed' if x == 'sealed' else x}" for i, x in enumerate(v["votes"]) if x is not None
         ]
         lines.append("Votes: " + ", ".join(shown))
+    lines.extend(_legend(v["players"], tags))
     return "\n".join(lines)
+
+
+def _numbered(space: str, board: dict[str, Any], tags: list[str]) -> str:
+    """A space as ``#2 Red:B25``: its number counts from 1 as the events and the menus count it ("aristocrat
+    space 2 of Mainz" is ``#2`` of Mainz's aristocrats)."""
+    number = space.rsplit(".", 1)[-1]
+    shown = int(number) + 1 if number.isdigit() else number
+    return f"#{shown} {_piece_text(board.get(space), tags)}"
+
+
+def _legend(players: list[str], tags: list[str]) -> list[str]:
+    """What the board's abbreviations stand for, and which tag is which player."""
+    who = ", ".join(f"{tag} = {name}" for tag, name in zip(tags, players, strict=True) if tag != name)
+    return [
+        "Legend: Red:B25 Red's Baron aged 25, Red:C35 Red's Couple aged 35, Red:K a knight, Red:City a city,",
+        "  Empire an empire city, . a free space; #2 space 2 of that kind in the electorate (the events and menus",
+        "  count from 1 the same way); power Red 3: Red's power in the electorate; * the Emperor; Supply A/K/C:",
+        "  aristocrats, knights and cities left in supply; VP victory points (? hidden)."
+        + (f" Tags: {who}." if who else ""),
+    ]
 
 
 # --- SVG ------------------------------------------------------------------------------------------------

@@ -12,11 +12,13 @@ from typing import Any
 import orjson
 
 from events.base import Command, Event, Rejection, parse_json
+from events.clock import ClockSettings
 from events.shadow import events as ev
 from events.shadow.commands import COMMAND_ADAPTER
 from events.shadow.settings import ShadowSettings
+from services.rules.clock import Clocks
 from services.rules.contract import JSON, Capabilities, GameRules
-from services.rules.shadow import actions, flow
+from services.rules.shadow import actions, defaults, flow
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
 from services.rules.shadow.effects import Tx
@@ -43,6 +45,7 @@ class ShadowRules(GameRules[GameState | None]):
     capabilities = Capabilities(
         min_players=2, max_players=4, hidden_information=True, simultaneous=True, fast_execute=True, fast_sample=True
     )
+    clock_ruling = "X16"
 
     def start(self, players: Sequence[str], settings: Mapping[str, Any] | None, seed: int) -> list[Event]:
         """GameStarted (players, settings, seed, board), the two-player draw [G4, T1], the first request."""
@@ -51,9 +54,12 @@ class ShadowRules(GameRules[GameState | None]):
         table = ShadowSettings(**(settings or {}))
         if table.start_player >= len(players):
             raise ValueError("start_player must be one of the seats.")
+        recorded = table.model_dump()
+        if table.clock is None:
+            del recorded["clock"]  # a table without clocks records the settings it always did
         started = ev.GameStarted(
             players=tuple(players),
-            settings=table.model_dump(),
+            settings=recorded,
             seed=seed,
             emperor=table.start_player,
             layout=default_layout_record(),
@@ -105,6 +111,20 @@ class ShadowRules(GameRules[GameState | None]):
     def awaited(self, state: GameState | None) -> tuple[int, ...]:
         """Seats the game waits for."""
         return () if state is None else actions.awaited(state)
+
+    def clock_of(self, state: GameState | None) -> tuple[ClockSettings, Clocks] | None:
+        """The table's clock setting and clocks [X16]; None without clocks."""
+        if state is None or state.clocks is None or state.settings.clock is None:
+            return None
+        return state.settings.clock, state.clocks
+
+    def default_command(self, state: GameState | None, seat: int) -> tuple[Command, str] | None:
+        """The referee's default move of ``seat`` when its time runs out, with its ruling [X17-X20]."""
+        return None if state is None else defaults.default_command(state, seat)
+
+    def decision_of(self, state: GameState | None, seat: int) -> str:
+        """The decision awaited now (``Prompt.decision``)."""
+        return "none" if state is None or state.pending is None else state.pending.decision
 
     def is_over(self, state: GameState | None) -> bool:
         """Whether the game has ended."""

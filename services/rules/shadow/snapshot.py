@@ -8,6 +8,7 @@ import orjson
 
 from events.shadow.events import Prompt
 from events.shadow.settings import ShadowSettings
+from services.rules.clock import Clocks
 from services.rules.shadow.board import layout_from_record
 from services.rules.shadow.state import City, GameState, Knight, Piece, Tile
 
@@ -56,6 +57,7 @@ def snapshot(s: GameState) -> bytes:
             "pending": None if s.pending is None else s.pending.model_dump(),
             "turn": s.turn,
             "winners": s.winners,
+            "clocks": None if s.clocks is None else s.clocks.to_json(),
             "version": s.version,
         }
     )
@@ -67,7 +69,7 @@ def restore(data: bytes) -> GameState:
     return GameState(
         layout=layout_from_record(d["layout"]),
         players=tuple(d["players"]),
-        settings=ShadowSettings(**d["settings"]),
+        settings=ShadowSettings.model_validate(d["settings"]),
         seed=d["seed"],
         board=tuple(_unpiece(p) for p in d["board"]),
         thalers=tuple(d["thalers"]),
@@ -89,5 +91,6 @@ def restore(data: bytes) -> GameState:
         pending=None if d["pending"] is None else Prompt(**d["pending"]),
         turn=d["turn"],
         winners=None if d["winners"] is None else tuple(d["winners"]),
+        clocks=None if d.get("clocks") is None else Clocks.from_json(d["clocks"]),
         version=d["version"],
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from events.shadow.settings import ShadowSettings
+from services.rules.clock import Clocks
 from services.rules.shadow.board import ARISTOCRAT, CASTLE, CITY, Layout
 from services.rules.shadow.facts import is_core, to_model
 
@@ -146,6 +147,7 @@ class GameState:
     prompt: Any  # what the game waits for: the core's Prompt tuple, or a Prompt model folded from a model event
     turn: int | None
     winners: tuple[int, ...] | None
+    clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [X16]
     version: int
 
     def __init__(
@@ -174,6 +176,7 @@ class GameState:
         pending: Any = None,
         turn: int | None = None,
         winners: tuple[int, ...] | None = None,
+        clocks: Clocks | None = None,
         version: int = 0,
     ) -> None:
         self.layout, self.players, self.settings, self.seed = layout, tuple(players), settings, seed
@@ -192,6 +195,7 @@ class GameState:
         self.taken = taken_of(self.play_areas)
         self.passed, self.rival, self.aims, self.votes = frozenset(passed), rival, tuple(aims), tuple(votes)
         self.prompt, self.turn, self.winners, self.version = pending, turn, winners, version
+        self.clocks = clocks
 
     # --- copies ---------------------------------------------------------------------------------------------
     def copy(self) -> GameState:
@@ -249,12 +253,22 @@ _new = object.__new__
 _PUBLIC = (
     "layout", "players", "settings", "seed", "thalers", "vp", "tiles_in_supply", "knights_in_supply",
     "cities_in_supply", "empire_cities_in_supply", "emperor", "closed", "round", "phase", "privilege_used",
-    "play_areas", "passed", "rival", "aims", "votes", "pending", "turn", "winners", "version",
+    "play_areas", "passed", "rival", "aims", "votes", "pending", "turn", "winners", "clocks", "version",
 )  # fmt: skip
-_COMPARED = (*_PUBLIC[:-4], "prompt", *_PUBLIC[-3:], "cells")
-assert _PUBLIC[-4] == "pending"
+_COMPARED = (*_PUBLIC[:-5], "prompt", *_PUBLIC[-4:], "cells")
+assert _PUBLIC[-5] == "pending"
 _prompts: dict[Any, Any] = {}  # the Prompt model of each core Prompt (prompts repeat: requests are shared)
 _PUBLIC = ("board", *_PUBLIC)
+
+
+def awaited(s: GameState) -> tuple[int, ...]:
+    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
+    p = s.prompt
+    if p is None:
+        return ()
+    if p.decision == "vote":
+        return tuple(seat for seat in p.seats if s.votes[seat] is None)
+    return p.seats
 
 
 # --- the census -----------------------------------------------------------------------------------------------

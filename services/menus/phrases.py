@@ -1,13 +1,15 @@
-"""The chat surface's parsing: what one line of chat text asks for, given the seat's menu.
+"""What one typed line asks for, given the seat's menu (the chat surface's and ``throne play``'s parsing).
 
-A chat-bot developer relays one line from their chat platform. The line is, in this order:
+A chat-bot developer relays one line from their chat platform; a terminal player types one. The line is, in
+this order:
 
 * a word that only looks: empty, ``board``, ``menu``, ``help``, ``?`` (the board and the top of the menu);
 * ``more`` (the next page of the listing shown last) or ``back`` (the listing above it);
 * a move's number (``3``, ``#3``, ``3.``);
 * a group's key (``C``, ``C.2``: shown in the menu before each group of moves), which opens that group;
 * a short phrase: the move whose label is exactly the phrase, else the group whose title is, else the one move
-  whose label contains the phrase, else the one containing all of its words (in any order); failing that (none
+  whose label contains the phrase, else the one containing all of its words (in any order), each found at the
+  start of a word ("kol" finds "Köln", "x" finds nothing in "Saxony"); failing that (none
   or several), the one group whose titles hold all the words and every move the phrase names ("permit koln"
   opens "Permit > Köln"). Phrases ignore case and accents ("koln" finds "Köln").
 
@@ -23,8 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from services.gateway.chatmenu import LEVEL, Menu
-from services.gateway.errors import AMBIGUOUS, NO_MATCH
+from services.menus.menu import LEVEL, Menu, Node
 
 SHOW_WORDS = frozenset({"", "board", "menu", "help", "?", "show", "look", "top", "start"})
 HELP_WORDS = frozenset({"help", "?"})
@@ -35,6 +36,10 @@ _KEY = re.compile(r"^[a-z]{1,2}(?:\.\d{1,3})*\.?$")
 _SPACES = re.compile(r"\s+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 """Typographic apostrophes (phones type them) read as plain ones."""
+AMBIGUOUS = "ambiguous_choice"
+"""The code of a line that names several moves."""
+NO_MATCH = "no_match"
+"""The code of a line that names no move."""
 
 
 class ChatError(Exception):
@@ -76,8 +81,12 @@ def pick(text: str, labels: Sequence[str]) -> int | None:
     return choice.number - 1 if choice.kind == "play" else None
 
 
-def interpret(text: str, chat_menu: Menu) -> Choice:
-    """What ``text`` asks of ``chat_menu`` (see the module docstring); raises :class:`ChatError`."""
+def interpret(text: str, chat_menu: Menu, within: str = "") -> Choice:
+    """What ``text`` asks of ``chat_menu`` (see the module docstring); raises :class:`ChatError`.
+
+    ``within``: the key of the group the reader was shown last. A phrase that picks nothing in the whole menu
+    (none, or several) is tried once more among that group's moves and subgroups only: after opening "Move a
+    knight", "mainz" opens its Mainz group although other groups are called Mainz too."""
     phrase = normalize(text)
     if phrase in SHOW_WORDS:
         return Choice("help" if phrase in HELP_WORDS else "show")
@@ -95,30 +104,67 @@ def interpret(text: str, chat_menu: Menu) -> Choice:
         raise ChatError(NO_MATCH, f"there is no move {n} (moves: {span})", lines)
     if _KEY.match(phrase) and chat_menu.group(phrase.rstrip(".")) is not None:
         return Choice("open", key=chat_menu.group(phrase.rstrip(".")).key)  # type: ignore[union-attr]
-    labels = [normalize(label) for label in chat_menu.labels]
-    exact = [i for i, label in enumerate(labels) if label == phrase]
+    everything = list(range(1, len(chat_menu) + 1))
+    try:
+        return _phrase(text, phrase, chat_menu, everything, chat_menu.groups())
+    except ChatError:
+        scope = chat_menu.group(within) if within else None
+        if scope is None or scope is chat_menu.root:
+            raise
+        try:
+            return _phrase(text, phrase, chat_menu, scope.all_numbers(), _descendants(scope))
+        except ChatError:
+            pass
+        raise
+
+
+def _descendants(node: Node) -> list[Node]:
+    out = []
+    for child in node.children:
+        if child.key and child.key != node.key:
+            out.append(child)
+        out.extend(_descendants(child))
+    return out
+
+
+def _phrase(text: str, phrase: str, chat_menu: Menu, numbers: list[int], groups: list[Node]) -> Choice:
+    """The move or group ``phrase`` names among the moves ``numbers`` and the ``groups`` (see the module
+    docstring for the order of the tries)."""
+    lines = chat_menu.lines()
+    labels = {n: normalize(chat_menu.labels[n - 1]) for n in numbers}
+    exact = [n for n, label in labels.items() if label == phrase]
     if len(exact) == 1:
-        return Choice("play", number=exact[0] + 1)
-    groups = chat_menu.groups()
+        return Choice("play", number=exact[0])
     titles = [normalize(group.title.split(LEVEL)[-1]) for group in groups]
     named = [g for g, title in zip(groups, titles, strict=True) if title == phrase]
     if len(named) == 1:
         return Choice("open", key=named[0].key)
-    hits = [i for i, label in enumerate(labels) if phrase in label]
+    hits = [n for n, label in labels.items() if _starts_words(phrase, label)]
     if not hits:
         words = phrase.split(" ")
-        hits = [i for i, label in enumerate(labels) if all(w in label for w in words)]
+        hits = [n for n, label in labels.items() if all(_starts_words(w, label) for w in words)]
     if len(hits) == 1:
-        return Choice("play", number=hits[0] + 1)
+        return Choice("play", number=hits[0])
     words = phrase.split(" ")
     paths = [g for g in groups if all(w in normalize(g.path) for w in words)]
-    narrower = len(paths) == 1 and paths[0].size < len(chat_menu)  # a group that narrows the choice
-    if narrower and (not hits or set(hits) <= {n - 1 for n in paths[0].all_numbers()}):
+    narrower = len(paths) == 1 and paths[0].size < len(numbers)  # a group that narrows the choice
+    if narrower and (not hits or set(hits) <= set(paths[0].all_numbers())):
         return Choice("open", key=paths[0].key)
     if not hits:
         raise ChatError(NO_MATCH, f"no move matches {text.strip()!r}; send a number from the menu", lines)
     raise ChatError(
         AMBIGUOUS,
         f"{len(hits)} moves match {text.strip()!r}; send the number of one of them",
-        [lines[i] for i in hits],
+        [lines[n - 1] for n in hits],
     )
+
+
+def _starts_words(phrase: str, label: str) -> bool:
+    """Whether ``phrase`` occurs in ``label`` starting at the start of a word ("kol" and "koln" in "... in
+    koln", never "x" in "saxony": a stray letter picks no move)."""
+    start = label.find(phrase)
+    while start >= 0:
+        if start == 0 or not label[start - 1].isalnum():
+            return True
+        start = label.find(phrase, start + 1)
+    return False

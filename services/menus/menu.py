@@ -11,19 +11,24 @@ the game's groups (``Presenter.menu_groups``: by action, then by where it acts; 
   when it fits; else the groups of the top level (a group of one move shows as that move); a group whose moves
   do not fit shows its own groups; a listing still too long is cut into pages ("more").
 
-Pure code: no IO, no game knowledge (labels and groups come from the game's presenter).
+Pure code: no IO, no game knowledge (labels and groups come from the game's presenter: :func:`menu_of`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+from services.rules.contract import GamePlugin
 
 LEVEL = " > "
 """Separates the levels of a group title."""
 MORE_HINT = 'send "more" for the next page'
+_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @dataclass(eq=False)
@@ -268,3 +273,29 @@ def _page(
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def type_title(kind: str) -> str:
+    """A command type as a heading: ``BuyPermit`` -> ``Buy permit``."""
+    words = _WORDS.sub(" ", kind).split()
+    return " ".join([words[0], *(w.lower() for w in words[1:])]) if words else kind
+
+
+def groups_of(plugin: GamePlugin, commands: Sequence[Any], state: Any) -> list[tuple[str, list[int]]]:
+    """The menu groups of ``commands``: the game's own ``menu_groups`` when it gives more than one, else by
+    command type when there are several (a one-group answer, like the contract's default, says nothing a menu
+    can use)."""
+    groups = plugin.presenter.menu_groups(commands, state) if commands else []
+    if len(groups) > 1:
+        return groups
+    by_type: dict[str, list[int]] = {}
+    for i, command in enumerate(commands):
+        by_type.setdefault(type_title(str(command.type)), []).append(i)
+    return list(by_type.items()) if len(by_type) > 1 or not groups else groups
+
+
+def menu_of(plugin: GamePlugin, commands: Sequence[Any], state: Any) -> Menu:
+    """The menu of a seat's legal ``commands`` at ``state``: the presenter's labels in the groups of
+    :func:`groups_of`."""
+    labels = [plugin.presenter.label(c, state) for c in commands]
+    return Menu(labels, groups_of(plugin, commands, state))

@@ -1,0 +1,1 @@
+"""The timer process: timeouts for the seats whose clocks ran out (see timer.py)."""
