@@ -112,8 +112,9 @@ def code_of(piece: Piece | None) -> int:
 class GameState:
     """Everything the rules need; no field is derived from the clock or a random generator.
 
-    The census (``free``: per electorate and kind of space, the free spaces) follows the board: ``place`` and
-    ``clear`` change both. ``copy`` makes the working copy of one command."""
+    The census follows the board (``free``: the empty spaces of each electorate's aristocrat, castle and city
+    spaces; ``tiles``, ``knights``: the spaces holding one): evolve.py's ``_put`` and ``_clear`` change them
+    together. ``copy`` makes the working copy of one command."""
 
     # No ``__slots__``: ``copy`` copies the instance dict in one call.
 
