@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint schemas clean
+.PHONY: demo test bench lint schemas clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,25 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m services.cli demo
 
-test: $(STAMP)
+# The web client's browser tests drive Debian's headless Chromium with its driver: installed here when missing
+# and this runs as root with apt; otherwise a loud message (the tests then say they did not run, and fail when
+# THRONE_REQUIRE_BROWSER=1, as in CI).
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "Installing Debian's chromium and chromium-driver (the web client's browser tests)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null \
+		|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+		|| echo "!! NO BROWSER: apt-get could not install chromium and chromium-driver; the browser tests will NOT run."; \
+	else \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+		echo "!! NO BROWSER: /usr/bin/chromium and /usr/bin/chromedriver are missing, and they can not be"; \
+		echo "!! installed from here (needs root and apt). Run: apt-get install chromium chromium-driver"; \
+		echo "!! The web client's browser tests (tests/gateway/test_web.py) will NOT run."; \
+		echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"; \
+	fi
+
+test: $(STAMP) browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports

@@ -4,6 +4,9 @@ Prints figures line by line; the LAST line is one JSON object with every figure,
 
     {"engine_games_per_s": 70.1, "fold_events_per_s": 410000.0, "decide_p50_us": 95.0, ...}
 
+``python -m services.bench --engine`` (``throne bench --engine``) measures only the machine and the engine's random
+games: ``engine_games_per_s``, ``machine_python_mops`` and their ratio ``engine_games_per_mops``, in seconds.
+
 A section is a function ``(ctx) -> dict`` whose dict is merged into that JSON. Sections from modules that do not
 exist yet are skipped: ``services.bench_service`` may define ``SECTIONS`` (a list of such functions) or
 ``bench(ctx)``; it is picked up when present. The game measured (``--game``, default: the default game)
@@ -232,6 +235,10 @@ def run(ctx: Context, sections: list[Section] | None = None) -> dict[str, Any]:
     extra = optional_sections(ctx.game) if sections is None else []
     for section in core:
         figures.update(section(ctx))
+    if "engine_games_per_s" in figures and figures.get("machine_python_mops"):
+        # the engine's speed on this machine's Python: comparable between machines and runs (same run's figures)
+        figures["engine_games_per_mops"] = round(figures["engine_games_per_s"] / figures["machine_python_mops"], 2)
+        ctx.say(f"engine per machine: {figures['engine_games_per_mops']} games/s per million loop additions/s")
     for section in extra:
         try:
             figures.update(section(ctx))
@@ -241,15 +248,17 @@ def run(ctx: Context, sections: list[Section] | None = None) -> dict[str, Any]:
     return figures
 
 
-def main(quick: bool = False, out: TextIO | None = None, game: str | None = None) -> dict[str, Any]:
+def main(
+    quick: bool = False, out: TextIO | None = None, game: str | None = None, engine: bool = False
+) -> dict[str, Any]:
     """Print the figures of ``game`` (None: the default game), then the JSON line. ``quick``: small samples
-    (seconds, for tests)."""
+    (seconds, for tests); ``engine``: only the machine and the engine's games (``engine_games_per_mops``)."""
     plugin = get_game(game or default_game())
     ctx = Context(game=plugin, games=3 if quick else 200, out=out or sys.stdout)
-    figures = run(ctx)
+    figures = run(ctx, [section_machine, section_engine_games] if engine else None)
     print(orjson.dumps(figures).decode(), file=ctx.out, flush=True)
     return figures
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv[1:])
+    main(quick="--quick" in sys.argv[1:], engine="--engine" in sys.argv[1:])

@@ -11,7 +11,7 @@
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
            [--no-timer]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
-    throne bench [--quick]
+    throne bench [--quick] [--engine]
 
 ``python -m services.cli ...`` does the same. ``--game`` defaults to env ``THRONE_GAME``, else the default
 game (``registry.default_game``: the one pyproject.toml names under ``throne.default_game``); ``--players`` to
@@ -110,7 +110,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     game = _known_game(args.game, "throne bench")
     if game is None:
         return 2
-    bench.main(quick=args.quick, game=game)
+    bench.main(quick=args.quick, game=game, engine=args.engine)
     return 0
 
 
@@ -456,6 +456,7 @@ def parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure the engine (and the service, when available)")
     bench.add_argument("--game", default=game_default, help=game_help)
     bench.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
+    bench.add_argument("--engine", action="store_true", help="only the engine's random games against the machine")
     return p
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
+import secrets
 import subprocess
 import sys
 import threading
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.bus.keys import Layout
+from services.gateway.lobby import SEAT_KEY_ENV
 from services.log import get_logger
 from services.process import stop_on_signals
 
@@ -167,6 +169,9 @@ def serve(
     if not os.environ.get("REDIS_URL"):
         print("throne serve: set REDIS_URL (e.g. redis://127.0.0.1:6379/0 or redis+cluster://...)", file=sys.stderr)
         return 2
+    # The gateway derives open seats' tokens from this key (services/gateway/lobby.py): one key for the whole run,
+    # so a gateway restarted by the supervisor still hands out the open seats of games created before.
+    os.environ.setdefault(SEAT_KEY_ENV, secrets.token_hex(32))
     layout = Layout.from_env()
     specs = plan(
         layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections,

@@ -229,6 +229,18 @@ def test_given_quick_mode_when_the_bench_runs_then_its_last_line_is_json_with_th
     assert orjson.loads(out2.getvalue().splitlines()[-1]) == printed
 
 
+def test_given_the_engine_switch_when_the_bench_runs_then_it_gives_the_engine_per_machine_ratio_of_the_same_run() -> (
+    None
+):
+    # Given the bench limited to the engine, when it runs, then its figures are the machine's, the engine's games
+    # and their ratio, taken from the same run
+    out = io.StringIO()
+    figures = bench.main(quick=True, out=out, engine=True)
+    assert figures["engine_games_per_mops"] == round(figures["engine_games_per_s"] / figures["machine_python_mops"], 2)
+    assert "fold_events_per_s" not in figures and figures["engine_games_per_mops"] > 0
+    assert orjson.loads(out.getvalue().splitlines()[-1]) == figures
+
+
 def test_given_a_streams_demo_module_when_demo_runs_without_engine_then_run_demo_gets_the_seed_and_output(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

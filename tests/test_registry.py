@@ -56,7 +56,7 @@ def test_given_a_game_package_installed_when_looked_up_then_its_entry_point_is_l
     game = get_game("toy21")
     assert isinstance(game, GamePlugin) and isinstance(game.rules, toy.ToyRules) and game.name == "toy21"
     assert get_game("toy21") is game  # loaded once
-    assert bot_kinds("toy21") == ["random"] and default_bot("toy21") == "random"
+    assert bot_kinds("toy21") == ["random", "search"] and default_bot("toy21") == "random"
     assert make_bot("random", "toy21", 1).choose(game.rules, game.rules.fold(game.rules.start(["a", "b"], {}, 1)), 0)
 
 
@@ -88,7 +88,7 @@ def test_given_the_installed_project_when_listing_games_then_shadow_comes_from_i
 def test_given_a_game_when_asking_for_bots_then_its_own_first_and_random_always() -> None:
     # Given Shadow (a heuristic bot of its own) and toy21 (none)
     # Then the kinds, the default kind and the errors follow the plug-in's list
-    assert bot_kinds("shadow") == ["heuristic", "random"] and default_bot("shadow") == "heuristic"
+    assert bot_kinds("shadow") == ["heuristic", "random", "search"] and default_bot("shadow") == "heuristic"
     assert type(make_bot("heuristic", "shadow", 1)).__name__ == "HeuristicBot"
     with pytest.raises(UnknownBot):
         make_bot("heuristic", "toy21", 1)

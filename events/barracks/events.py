@@ -366,5 +366,5 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in Event.__subclasses__()
     if cls.__module__ == __name__
 }
-# the shared clock facts [KX17], [KX21]
+# the shared clock facts [KX17], [KX22]
 EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut, "SeatHandedOver": SeatHandedOver})

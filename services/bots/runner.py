@@ -56,6 +56,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import orjson
 import redis
 
 from services.bots.games import BotConfig, BotGame, BotGames, Sent, bot_seed
@@ -237,6 +238,7 @@ class BotRunner:
                     missing.append((gid, shard))
                 else:
                     known.append(game)
+        known = self._reseated(known, missing)
         stored = self.repo.versions([game.game_id for game in known])
         for game in known:
             version = stored.get(game.game_id)
@@ -246,6 +248,27 @@ class BotRunner:
         if missing:
             self._load(missing, turn)
         self.stats["sweeps"] += 1
+
+    def _reseated(self, known: list[BotGame], missing: list[tuple[str, int]]) -> list[BotGame]:
+        """``known`` without the games whose bot seats changed since they were loaded (a player left: the
+        gateway handed the seat to a bot), which go to ``missing`` to be loaded again."""
+        if not known:
+            return known
+        pipe = self.r.pipeline(transaction=False)
+        for game in known:
+            pipe.get(self.layout.bots(game.shard, game.game_id))
+        kept = []
+        for game, doc in zip(known, pipe.execute(), strict=True):
+            try:
+                seats = {int(seat) for seat in orjson.loads(doc)["seats"]} if doc else set(game.seats)
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+                seats = set(game.seats)
+            if seats == set(game.seats):
+                kept.append(game)
+            else:
+                self.games.pop(game.game_id)
+                missing.append((game.game_id, game.shard))
+        return kept
 
     # --- outcomes ---------------------------------------------------------------------------------------
     def _check_sent(self, turn: _Turn) -> None:

@@ -103,6 +103,7 @@ class BusClient:
         timeout: float | None = 10.0,
         bots: Mapping[int, str] | None = None,
         player_ids: Sequence[str | None] | None = None,
+        tokens: Mapping[int, str] | None = None,
     ) -> NewGame:
         """Open a game; waits for the worker's answer unless ``timeout`` is None.
 
@@ -118,6 +119,8 @@ class BusClient:
         so an existing game's bot seats are never replaced) *before* the creation is submitted, so the bots
         process knows the game's bot seats from its very first event; the key holds no secret (the bots sign
         with the seat digests of the game's metadata), and their tokens are forgotten here at once.
+        ``tokens``: seats whose token the caller chose (the gateway's open seats, see services/gateway/lobby.py);
+        the others are drawn here.
         Raises ValueError on a bad ``bots`` map, bad names or player ids (pydantic's ValidationError is one),
         :class:`GameNotCreated` on a rejection, TimeoutError when no answer comes in time.
         """
@@ -127,7 +130,8 @@ class BusClient:
                 raise ValueError(f"bot seat {seat!r} is not a seat of this game (0..{len(players) - 1})")
             if not (isinstance(kind, str) and BOT_KIND_RE.match(kind)):
                 raise ValueError(f"bot kind {kind!r} is not a valid name")
-        tokens = [secrets.token_urlsafe(32) for _ in players]
+        chosen = dict(tokens or {})
+        seat_tokens = [chosen.get(seat) or secrets.token_urlsafe(32) for seat in range(len(players))]
         envelope = CreateEnvelope(
             command_id=command_id or new_id(),
             game_id=game_id or new_id(),
@@ -135,10 +139,10 @@ class BusClient:
             players=list(players),
             settings=settings or {},
             seed=secrets.randbelow(2**31) if seed is None else seed,
-            token_hashes=[hash_token(t) for t in tokens],
+            token_hashes=[hash_token(t) for t in seat_tokens],
             player_ids=None if player_ids is None else list(player_ids),
         )
-        tokens = ["" if seat in bot_seats else token for seat, token in enumerate(tokens)]
+        seat_tokens = ["" if seat in bot_seats else token for seat, token in enumerate(seat_tokens)]
         shard = self.layout.shard_of(envelope.game_id)
         if bot_seats:
             self._hand_to_bots(envelope, shard, bot_seats)
@@ -151,7 +155,7 @@ class BusClient:
                     # The key is ours (SET NX succeeded above): a game that was never created has no bots.
                     self.r.delete(self.layout.bots(shard, envelope.game_id))
                 raise GameNotCreated(outcome)
-        return NewGame(envelope.game_id, tokens, envelope.seed, envelope.command_id, outcome)
+        return NewGame(envelope.game_id, seat_tokens, envelope.seed, envelope.command_id, outcome)
 
     def _hand_to_bots(self, envelope: CreateEnvelope, shard: int, seats: Mapping[int, str]) -> None:
         gid = envelope.game_id

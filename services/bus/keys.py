@@ -133,6 +133,11 @@ class Layout:
         """The shard's ended, not yet archived games (zset by end time)."""
         return f"{self.tag(shard)}:ended"
 
+    def lobby(self, shard: int) -> str:
+        """The shard's games with an open seat (zset by creation time; the gateway's lobby, see
+        services/gateway/lobby.py)."""
+        return f"{self.tag(shard)}:lobby"
+
     # --- per game -------------------------------------------------------------------------------------
     def meta(self, shard: int, game_id: str) -> str:
         """A game's metadata hash."""
@@ -153,6 +158,11 @@ class Layout:
     def bots(self, shard: int, game_id: str) -> str:
         """A game's bot seats: JSON ``{"created_ms", "seats": {seat: {"kind"}}}`` (no secret: see services/bots)."""
         return f"{self.tag(shard)}:game:{game_id}:bots"
+
+    def seats(self, shard: int, game_id: str) -> str:
+        """A game's lobby record: ``open.<seat>`` (a public nonce) per open seat, ``left.<seat>`` (ms) per seat
+        its player left (handed to a bot). No secret."""
+        return f"{self.tag(shard)}:game:{game_id}:seats"
 
     def archive(self, shard: int, game_id: str) -> str:
         """A trimmed game's archive blob."""

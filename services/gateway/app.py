@@ -23,9 +23,12 @@ from services.gateway.fanout import FeedHub
 from services.gateway.feed import router as feed_router
 from services.gateway.games import Directory
 from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
+from services.gateway.lobby import Lobby, seat_key_from_env
+from services.gateway.lobby_routes import router as lobby_router
 from services.gateway.openapi import install_openapi, operation_id
 from services.gateway.routes import router
 from services.gateway.service import Gateway
+from services.gateway.web import router as web_router
 from services.gateway.webhooks import router as webhooks_router
 from services.webhooks.hooks import HookStore
 
@@ -65,6 +68,7 @@ def create_app(
     threads: int = 64,
     cors_origins: Sequence[str] | None = None,
     board_links: BoardLinks | None = None,
+    seat_key: bytes | None = None,
 ) -> FastAPI:
     """The gateway application over ``client`` (synchronous Redis) and ``layout``.
 
@@ -76,6 +80,8 @@ def create_app(
     ``cors_origins``: the web origins whose pages may call the gateway (default: env ``THRONE_CORS_ORIGINS``,
     else none; see :mod:`services.gateway.cors`). ``board_links``: signs and checks board links (default: the
     key of env ``THRONE_LINK_KEY``, else a random one; see :mod:`services.gateway.boardlinks`).
+    ``seat_key``: the key open seats' tokens are derived with (default: ``THRONE_SEAT_KEY``, see
+    services/gateway/lobby.py).
     """
     layout = layout or Layout.from_env()
     limits = limits or Limits()
@@ -104,6 +110,7 @@ def create_app(
         service=BusClient(client, layout, max_payload=limits.max_body),
         limits=limits,
         read_models=read_models if read_models is not None else ReadModels(client, layout),
+        lobby=Lobby(client, layout, seat_key if seat_key is not None else seat_key_from_env()),
     )
     gateway: Gateway = app.state.gateway
     feeds = FeedHub(
@@ -115,8 +122,10 @@ def create_app(
     app.state.hooks = HookStore(client, layout)
     install_handlers(app)
     app.include_router(router)
+    app.include_router(lobby_router)
     app.include_router(feed_router)
     app.include_router(webhooks_router)
+    app.include_router(web_router)
     install_docs(app)
     install_openapi(app)
     # Added last = outermost: the rate check runs first, then the body bound, then routing.

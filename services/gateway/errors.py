@@ -8,6 +8,8 @@ exceptions are rewritten into the same shape by :func:`install_handlers`.
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 import orjson
@@ -17,7 +19,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
 
 from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
@@ -37,6 +38,9 @@ METHOD_NOT_ALLOWED = "method_not_allowed"
 PAYLOAD_TOO_LARGE = "payload_too_large"
 RATE_LIMITED = "rate_limited"
 GAME_RUNNING = "game_running"
+SEAT_LEFT = "seat_left"
+SEAT_TAKEN = "seat_taken"
+GAME_OVER = "game_over"
 AMBIGUOUS = phrases.AMBIGUOUS
 NO_MATCH = phrases.NO_MATCH
 MENU_CHANGED = "menu_changed"
@@ -133,13 +137,22 @@ def validation_message(exc: RequestValidationError | ValidationError) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+
+
+@functools.lru_cache(maxsize=256)
+def _path_pattern(template: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[^}/]+\})", template)
+    return re.compile("^" + "".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+
+
 def _allowed(app: FastAPI, request: Request) -> list[str]:
-    """The methods of every route whose path matches the request's."""
+    """The methods the published API serves at the request's path, from the OpenAPI document's paths (the app's
+    routes sit in included routers, whose own matching names no methods)."""
     methods: set[str] = set()
-    for route in app.router.routes:
-        match, _ = route.matches({**request.scope, "method": ""})
-        if match != Match.NONE:
-            methods |= set(getattr(route, "methods", None) or ())
+    for template, operations in app.openapi().get("paths", {}).items():
+        if _path_pattern(template).match(request.url.path):
+            methods |= {name.upper() for name in operations if name in _METHODS}
     return sorted(methods)
 
 
@@ -165,7 +178,9 @@ def install_handlers(app: FastAPI) -> None:
         if exc.status_code == 405:
             # Starlette's Allow names the methods of the first route matching the path only; a path served by
             # several routes (GET and POST of a seat's webhooks) allows the methods of them all.
-            headers = {**(headers or {}), "Allow": ", ".join(_allowed(app, request))}
+            allowed = _allowed(app, request)
+            if allowed:  # else (a path outside the published API, e.g. the web client's) Starlette's stands
+                headers = {**(headers or {}), "Allow": ", ".join(allowed)}
         return error_response(exc.status_code, code, message, headers=headers)
 
     @app.exception_handler(redis.RedisError)

@@ -88,10 +88,23 @@ class CreateGameRequest(_Request):
         examples=[["acct:ann", None, "acct:cid"]],
     )
 
+    open: list[Annotated[int, Field(ge=0, lt=MAX_PLAYERS)]] = Field(
+        default_factory=list,
+        max_length=MAX_PLAYERS,
+        description="seats left open: their tokens are not returned here; the lobby offers them "
+        "(`GET /games?status=open`) and the first `POST /games/{id}/seats/{seat}/claim` receives the token",
+        examples=[[2, 3]],
+    )
+
     @model_validator(mode="after")
     def _one_player_id_per_seat(self) -> CreateGameRequest:
         if self.player_ids is not None and len(self.player_ids) != len(self.players):
             raise ValueError(f"player_ids has {len(self.player_ids)} entries for {len(self.players)} players")
+        seats = set(self.open)
+        if len(seats) != len(self.open) or any(seat >= len(self.players) for seat in seats):
+            raise ValueError("open lists distinct seats of this game")
+        if seats & {int(seat) for seat in self.bots}:
+            raise ValueError("a seat is either open or a bot's, not both")
         return self
 
     @property
@@ -111,6 +124,8 @@ class Seat(BaseModel):
     token: str | None
     bot: str | None = None
     player_id: str | None = None
+    open: bool = False
+    """Left open: the lobby offers it, and whoever claims it first receives its token."""
 
 
 class CreatedGame(BaseModel):
@@ -317,6 +332,67 @@ class ChatReply(BaseModel):
     listing: Listing
     messages: list[str]
     max_chars: int
+
+
+class ListedSeat(BaseModel):
+    """A seat of a listed game: who sits there, whether it is open, played by a bot, or left by its player."""
+
+    seat: int
+    player: str
+    player_id: str | None
+    open: bool
+    bot: str | None
+    left: bool
+
+
+class ListedGame(BaseModel):
+    """A game of the lobby: ``status`` is ``open`` (a seat can be claimed), ``running`` or ``over``."""
+
+    game_id: str
+    game: str
+    status: Literal["open", "running", "over"]
+    version: int
+    created_ms: int | None
+    ended_ms: int | None
+    players: list[str]
+    open_seats: list[int]
+    seats: list[ListedSeat]
+    result: dict[str, Any] | None
+
+
+class GameList(BaseModel):
+    """A page of the lobby, newest first; ``next`` is the cursor of the next page (None: the last one). A page
+    may hold fewer games than asked and still have a next one (each request reads a bounded number of games)."""
+
+    games: list[ListedGame]
+    next: str | None
+
+
+class ClaimedSeat(BaseModel):
+    """An open seat just claimed, and its secret token (shown only here; keep it)."""
+
+    game_id: str
+    seat: int
+    player: str
+    token: str
+
+
+class LeftSeat(BaseModel):
+    """A seat whose player left: a bot of ``bot`` plays it from now on."""
+
+    game_id: str
+    seat: int
+    bot: str
+
+
+class GameKind(BaseModel):
+    """A game the service referees, for a creation form."""
+
+    game: str
+    min_players: int
+    max_players: int
+    bots: list[str] = Field(description="its bot kinds, the default first")
+    settings_schema: dict[str, Any] | None
 
 
 class BoardLinkRequest(_Request):

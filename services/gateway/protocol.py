@@ -11,8 +11,9 @@ for the first byte of a connection that sends nothing. :class:`GuardedHttpToolsP
   from connecting): after it the client gets ``408 request_timeout`` (a connection that never sent a byte is
   just closed). An idle keep-alive connection is closed after ``Limits.keep_alive`` (uvicorn's own timer).
 
-Both answers are the gateway's typed JSON errors. :func:`server_config` builds the uvicorn configuration used
-by ``python -m services.gateway`` (and by the tests).
+Both answers are the gateway's typed JSON errors. Besides, a response's head is written together with the first
+part of its body (:class:`_HeadWithBody`): one send, one wake-up of the client, instead of two.
+:func:`server_config` builds the uvicorn configuration used by ``python -m services.gateway`` (and by the tests).
 """
 
 from __future__ import annotations
@@ -37,6 +38,43 @@ _REASONS = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}
 
 class _Refused(Exception):
     """Raised inside a parser callback to stop parsing a refused request."""
+
+
+class _HeadWithBody:
+    """The transport as one request's response cycle sees it: the response head (the first write once the
+    response started) is held until the first part of the body, and both go in one write.
+
+    Anything else (a ``100 Continue`` before the response, what comes after the head, closing) passes through,
+    the held head first.
+    """
+
+    __slots__ = ("_cycle", "_head", "_head_seen", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
+        self._transport = transport
+        self._cycle = cycle
+        self._head: bytes | None = None
+        self._head_seen = False
+
+    def write(self, data: bytes) -> None:
+        """Hold the response head; write anything else (after the head held, if any)."""
+        if not self._head_seen and self._cycle.response_started:
+            self._head_seen = True
+            self._head = data
+            return
+        if self._head is not None:
+            data, self._head = self._head + data, None
+        self._transport.write(data)
+
+    def close(self) -> None:
+        """Close, after writing a head still held (a response that ended without a body)."""
+        if self._head is not None:
+            self._transport.write(self._head)
+            self._head = None
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
@@ -150,6 +188,9 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._refuse(431, HEADERS_TOO_LARGE, f"the request head is over {self.max_head} bytes")
             raise _Refused
         super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle.transport is self.transport:  # a new request's cycle (not an upgrade)
+            cycle.transport = _HeadWithBody(self.transport, cycle)
 
     def on_message_complete(self) -> None:
         """The request was read whole: the deadline is met."""

@@ -26,6 +26,7 @@ from services.gateway.asyncbus import AsyncBus
 from services.gateway.errors import ApiError
 from services.gateway.games import Directory, GameInfo, History, NoSuchGame, Position, label_of, seat_event
 from services.gateway.limits import Limits
+from services.gateway.lobby import Lobby, seat_key_from_env
 from services.gateway.models import CommandResult, LegalCommand, NarratedEvent, SeatEvent, SeatView
 from services.gateway.narration import narrate
 from services.log import get_logger
@@ -54,9 +55,12 @@ class Gateway:
     service: BusClient
     limits: Limits
     read_models: Any
+    lobby: Lobby | None = None
 
     def __post_init__(self) -> None:
         self.log = get_logger("gateway")
+        if self.lobby is None:
+            self.lobby = Lobby(self.client, self.layout, seat_key_from_env())
 
     # --- games ----------------------------------------------------------------------------------------
     async def info(self, game_id: str) -> GameInfo:
@@ -204,12 +208,13 @@ class Gateway:
         this seat), and nothing is submitted again.
         """
         started = time.perf_counter()
+        shard = self.layout.shard_of(env.game_id)
+        if await self.bus.r.hexists(self.layout.seats(shard, env.game_id), f"left.{env.seat}"):
+            raise ApiError(403, E.SEAT_LEFT, f"seat {env.seat}'s player left the game: a bot plays it now")
         outcome = None if fresh else await self.bus.known(env)
         if outcome is None:
-            await self.bus.submit(env)
-            outcome = await self.bus.wait(env, self.limits.command_timeout)
+            outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
         ms = round((time.perf_counter() - started) * 1000, 2)
-        shard = self.layout.shard_of(env.game_id)
         if outcome is None:
             self.log.warning("gateway.timeout", game=env.game_id, cid=env.command_id, shard=shard, ms=ms)
             raise ApiError(

@@ -59,6 +59,9 @@ class Capabilities:
     """``execute`` is a real fast path (decide and evolve in one pass), not the default composition."""
     fast_sample: bool = False
     """``sample_legal`` draws without listing every legal command."""
+    determinizes: bool = False
+    """``determinize`` re-samples what a seat cannot see (a game with ``hidden_information`` must implement it
+    before a search bot may play it: the default is honest only for a game without secrets)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,18 @@ class GameRules(ABC, Generic[State]):
         """A uniformly random legal command of ``seat`` (None: it has none)."""
         options = self.legal_commands(state, seat)
         return rng.choice(options) if options else None
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        """A state ``seat`` cannot tell from ``state``: everything it may see is kept, everything hidden from it
+        (other seats' hands and sealed choices, hidden scores, the order of decks) re-drawn from ``rng``.
+
+        What a search bot plays on instead of the real state (services/bots/search.py), so that it never reads
+        what its seat may not know. It must not read the hidden parts of ``state`` itself: two states that
+        differ only in what ``seat`` cannot see give the same result for the same ``rng`` (and draw the same
+        number of values from it). The default returns ``state`` unchanged, which is honest only for a game
+        without secrets (``capabilities.hidden_information`` False); a game with secrets overrides it and
+        declares ``capabilities.determinizes``."""
+        return state
 
     def encode_event_bytes(self, event: Event) -> bytes:
         """An event as compact JSON bytes (a game may serialize faster)."""

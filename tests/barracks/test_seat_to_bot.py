@@ -1,4 +1,4 @@
-"""[KX21] A Barracks seat that times out ``bot_after`` times in a row is handed to the named bot, and its player
+"""[KX22] A Barracks seat that times out ``bot_after`` times in a row is handed to the named bot, and its player
 takes it back with ``TakeSeat``; the record alone says who plays the seat."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ SETTINGS = {"clock": {"mode": "per_decision", "per_decision_s": 30, "bot_after":
 
 
 def test_given_bot_after_one_when_a_seat_times_out_then_the_heuristic_bot_plays_it_until_it_takes_it_back() -> None:
-    """[KX21]"""
+    """[KX22]"""
     rules = get_game("barracks").rules
     # Given a two-seat Barracks table that hands a seat to the heuristic bot at its first timeout
     state = rules.fold(rules.start_at(["Ann", "Bob"], SETTINGS, 9, T0))
@@ -22,13 +22,13 @@ def test_given_bot_after_one_when_a_seat_times_out_then_the_heuristic_bot_plays_
     done = rules.execute_at(state, due, T0 + 30_000)
     assert not isinstance(done, Rejection)
     events, state = done
-    # Then the timeout and the handover are recorded, the handover citing KX17 and KX21
+    # Then the timeout and the handover are recorded, the handover citing KX17 and KX22
     handed = [e for e in events if e.type == "SeatHandedOver"]
-    assert [(e.seat, e.bot, tuple(e.rulings)) for e in handed] == [(seat, "heuristic", ("KX17", "KX21"))]
+    assert [(e.seat, e.bot, tuple(e.rulings)) for e in handed] == [(seat, "heuristic", ("KX17", "KX22"))]
     assert rules.clock_bots(state) == {seat: "heuristic"}
     # When the seat's player takes it back
     done = rules.execute_at(state, TakeSeat(seat=seat), T0 + 31_000)
     assert not isinstance(done, Rejection)
-    # Then that is recorded citing KX21, and no bot plays any seat
-    assert [(e.type, e.bot, tuple(e.rulings)) for e in done[0]] == [("SeatHandedOver", None, ("KX21",))]
+    # Then that is recorded citing KX22, and no bot plays any seat
+    assert [(e.type, e.bot, tuple(e.rulings)) for e in done[0]] == [("SeatHandedOver", None, ("KX22",))]
     assert rules.clock_bots(done[1]) == {}

@@ -10,6 +10,7 @@ passes trivially; the Shadow suite checks that its secrets are really met (tests
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from services.rules.contract import GamePlugin, Secret
@@ -74,3 +75,19 @@ def test_given_random_games_when_each_reader_is_shown_the_game_then_no_other_sea
 def test_given_a_game_over_when_secrets_are_asked_then_none_are_left(game: GamePlugin) -> None:
     for played in games_of(game):
         assert not list(game.presenter.secrets(played.final))
+
+
+def test_given_random_games_when_determinized_for_a_seat_then_that_seat_sees_the_same_game(game: GamePlugin) -> None:
+    """``GameRules.determinize`` (what a search bot plays on) keeps everything a seat may see: its view and its
+    legal commands are those of the real position. A game with secrets that does not declare ``determinizes``
+    keeps the default (the state itself), which a search bot refuses to play on."""
+    rules, presenter = game.rules, game.presenter
+    if rules.capabilities.hidden_information and not rules.capabilities.determinizes:
+        return
+    for played in games_of(game):
+        for step in played.steps[::5]:
+            state = step.after
+            for seat in range(len(played.players)):
+                world = rules.determinize(state, seat, random.Random(seat))
+                assert presenter.view(world, seat) == presenter.view(state, seat)
+                assert rules.legal_commands(world, seat) == rules.legal_commands(state, seat)

@@ -154,7 +154,9 @@ def test_a_person_chats_a_whole_game_against_a_bot_seat(redis_url: str) -> None:
         created = r.json()
         gid = created["game_id"]
         # Then the bot's seat comes without a token: nobody but the bots process acts for it
-        assert created["seats"][1] == {"seat": 1, "player": "Robot", "token": None, "bot": "random", "player_id": None}
+        assert created["seats"][1] == {
+            "seat": 1, "player": "Robot", "token": None, "bot": "random", "player_id": None, "open": False
+        }  # fmt: skip
         rng = random.Random(71)
         with served.http(created["seats"][0]["token"]) as chat:
             # When the person answers each menu with a number whenever it is their turn

@@ -112,11 +112,11 @@ def test_given_a_table_handing_seats_to_bots_when_created_or_taken_back_over_htt
         created = http.post("/games", json={**body, "settings": {"clock": {**clock, "bot": "heuristic"}}})
     assert created.status_code == 201, created.text
     gid, token = created.json()["game_id"], created.json()["seats"][0]["token"]
-    # A seat may send TakeSeat (a player's command); while no bot plays it, the referee refuses it, citing KX21
+    # A seat may send TakeSeat (a player's command); while no bot plays it, the referee refuses it, citing KX22
     with served.http(token) as http:
         r = http.post(f"/games/{gid}/commands", json={"command": {"type": "TakeSeat"}})
         error = r.json()["error"]
-        assert r.status_code == 409 and error["code"] == "not_handed_over" and "KX21" in str(error), r.text
+        assert r.status_code == 409 and error["code"] == "not_handed_over" and "KX22" in str(error), r.text
         # And the timer's own command is not a player's
         r = http.post(f"/games/{gid}/commands", json={"command": {"type": "TimeOut", "turn": 1}})
         assert r.status_code == 422 and r.json()["error"]["code"] == "bad_command", r.text

@@ -2,11 +2,11 @@
 
 There is one copy of each rule: the fast paths only share or remember work. Listing the phase IV options runs
 the option functions of actions.py with one shared ``Turn`` (what several of them ask, worked out once);
-``is_legal`` answers from the latest listing of the same state; the census answers board questions once per
-state; the engine builds its events without validation (``effects.trusted``). Each must give exactly what the
-plain path gives, in the same order (the random bot's choice depends on it), on positions from seeded random
-games and on variants of them that reach the rare branches (rich and broke players, emptied stacks so that
-Trier's privilege applies, privileges held).
+``is_legal`` answers from the latest listing of the same state; ``evolve`` keeps the census of the board (the
+free spaces of each group) and the cards taken; the engine builds its events as plain tuples (facts.py). Each
+must give exactly what the plain path gives, in the same order (the random bot's choice depends on it), on
+positions from seeded random games and on variants of them that reach the rare branches (rich and broke
+players, emptied stacks so that Trier's privilege applies, privileges held).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 from events.base import Rejection
 from events.shadow import events as ev
-from services.rules.shadow import actions, effects
+from services.rules.shadow import actions, facts
 from services.rules.shadow.actions import OPTIONS, Key, is_legal, legal_keys
 from services.rules.shadow.board import ARISTOCRAT, CASTLE
 from services.rules.shadow.queries import (
@@ -26,12 +26,11 @@ from services.rules.shadow.queries import (
     PALATINATE,
     TRIER,
     Census,
-    census,
     first_free,
     open_electorates,
     push_options,
 )
-from services.rules.shadow.state import GameState, Knight, Tile
+from services.rules.shadow.state import PIECE, GameState, Knight, Tile, census_of, taken_of
 from tests.rules.support import NAMES, RULES
 
 
@@ -90,12 +89,33 @@ def test_given_phase_iv_positions_when_listing_with_one_turn_then_same_keys_as_e
             for v in variants(s):
                 for seat in range(players):
                     x = actions.turn(v, seat)
-                    shared = [key for fn in actions.PHASE_IV.values() for key in fn(x)]
+                    blocks = [block for fn in actions.PHASE_IV.values() for block in fn(x)]
+                    shared = [key for block in blocks for key in actions.block_keys(block)]
+                    assert [actions.block_size(b) for b in blocks] == [len(actions.block_keys(b)) for b in blocks]
                     assert shared == per_type(v, seat)
                     if seat in actions.awaited(v):
                         assert legal_keys(v, seat) == shared
                     checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_phase_iv_positions_when_sampling_by_counting_then_the_draw_of_rng_choice_over_the_listing(
+    players: int,
+) -> None:
+    """[P1-P8] The random bot's sample counts the keys and builds the one drawn: the key ``rng.choice`` takes from
+    the full listing, with the generator left in the same state, for many draws per position and variant."""
+    checked = 0
+    for s in positions(players, seed=2):
+        for v in variants(s):
+            seat = actions.awaited(v)[0]
+            listed = legal_keys(v, seat)
+            for draw in range(5):
+                one, two = random.Random(draw), random.Random(draw)
+                assert actions.sample_key(v, seat, one) == (two.choice(listed) if listed else None)
+                assert one.random() == two.random()
+                checked += 1
+    assert checked > 1000
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -111,7 +131,7 @@ def test_given_a_listing_when_checking_commands_then_the_cached_answer_is_the_pl
             if key[0] not in OPTIONS[p.decision]:
                 continue
             cached = is_legal(s, seat, p, key[0], key)
-            actions._last_keys = None
+            actions._last_keys = actions._last_sample = None
             assert cached == is_legal(s, seat, p, key[0], key) == (key in listed)
             legal_keys(s, seat)
         previous = listed
@@ -132,48 +152,44 @@ def test_given_positions_when_asking_the_census_then_it_answers_like_the_queries
             for kind, spaces in ((ARISTOCRAT, electorates[e].aristocrats), (CASTLE, electorates[e].castles))
             if first_free(s, spaces) is not None
         ]
-        assert c.tiles == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Tile)]
-        assert c.knights == [(i, p) for i, p in enumerate(s.board) if isinstance(p, Knight)]
+        assert [PIECE[code] for _, code in c.tiles] == [p for p in s.board if isinstance(p, Tile)]
+        assert [PIECE[code] for _, code in c.knights] == [p for p in s.board if isinstance(p, Knight)]
 
 
-CENSUS_ANSWERS = ("types", "tiles", "knights", "open", "pushes", "knight_spaces", "free_cities", "places", "taken")
-
-
-@pytest.mark.parametrize("players", [2, 4])
-def test_given_consecutive_states_when_the_census_carries_answers_over_then_they_equal_fresh_ones(
-    players: int,
-) -> None:
-    """[T1, D2, X1, B5] The census of a state with the previous state's board (or play areas) reuses that
-    census's answers: each equals the answer of a census made from scratch, after every event of a game."""
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_random_games_when_evolve_keeps_the_census_then_it_equals_a_census_counted_afresh(players: int) -> None:
+    """[X1, B5] The free spaces of each electorate's groups, the spaces of tiles and of knights and the cards taken,
+    which ``evolve`` changes event by event, equal what a count from scratch finds, after every event; a state
+    handed back is never changed again (each command works on its own copy)."""
     state = None
     for event in RULES.start(NAMES[:players], {}, 5):
         state = RULES.evolve(state, event)
     rng = random.Random(5)
-    carried = 0
+    checked = 0
     while not RULES.is_over(state):
-        seat = RULES.awaited(state)[0]
-        result = RULES.execute(state, RULES.sample_legal(state, seat, rng))
+        before, board_before = state, state.board
+        result = RULES.execute(state, RULES.sample_legal(state, RULES.awaited(state)[0], rng))
         assert not isinstance(result, Rejection)
+        walked = before
         for event in result[0]:
-            before = census(state)
-            for name in CENSUS_ANSWERS:
-                getattr(before, name)
-            after = RULES.evolve(state, event)
-            reused = census(after)
-            carried += after.board is state.board
-            fresh = Census(after)
-            for name in CENSUS_ANSWERS:
-                assert getattr(reused, name) == getattr(fresh, name), (event.type, name)
-            state = after
-    assert carried > 100
+            walked = RULES.evolve(walked, event)
+            assert walked.free == census_of(walked.layout, walked.cells)
+            assert walked.taken == taken_of(walked.play_areas)
+            assert walked.tiles == [i for i, p in enumerate(walked.board) if isinstance(p, Tile)]
+            assert walked.knights == [i for i, p in enumerate(walked.board) if isinstance(p, Knight)]
+            checked += 1
+        assert walked == result[1]
+        assert before.board == board_before
+        state = result[1]
+    assert checked > 300
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_given_random_games_when_the_engine_builds_events_unvalidated_then_they_equal_validated_ones(
+def test_given_random_games_when_the_engine_builds_core_events_then_they_are_the_validated_models(
     players: int,
 ) -> None:
-    """Events built by the engine's trusted constructors are the instances validation gives: same values of the
-    same types (repr tells a tuple from a list and True from 1), same fields given, same JSON."""
+    """The engine's events are plain tuples (facts.py); at the edge each becomes the model validation gives from
+    the same values (repr tells a tuple from a list and True from 1), writes the same JSON, and equals it."""
     for seed in range(3):
         state = None
         for event in RULES.start(NAMES[:players], {}, seed):
@@ -184,47 +200,24 @@ def test_given_random_games_when_the_engine_builds_events_unvalidated_then_they_
             result = RULES.execute(state, RULES.sample_legal(state, seat, rng))
             assert not isinstance(result, Rejection)
             for event in result[0]:
-                validated = type(event)(**{name: getattr(event, name) for name in event.model_fields_set})
-                assert repr(event) == repr(validated)
-                assert event.model_fields_set == validated.model_fields_set
-                assert event.to_json() == validated.to_json()
+                assert facts.is_core(event)
+                model = facts.to_model(event)
+                validated = type(model).model_validate(model.model_dump())
+                assert repr(model) == repr(validated)
+                assert facts.encode(event) == validated.to_json() == RULES.encode_event_bytes(event)
+                assert event == validated and validated == event
+                assert RULES.parse_event(facts.encode(event)) == event
             state = result[1]
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_given_seeded_games_when_every_event_is_validated_then_the_same_games_as_with_trusted_events(
-    players: int,
-) -> None:
-    """The test harness's switch: with ``validated_events`` on, the engine builds every event through pydantic's
-    validation (a wrong type anywhere raises); the same seeds then give the very same events."""
-
-    def game(seed: int) -> list[str]:
-        state = None
-        log = RULES.start(NAMES[:players], {}, seed)
-        for event in log:
-            state = RULES.evolve(state, event)
-        rng = random.Random(seed)
-        while not RULES.is_over(state):
-            result = RULES.execute(state, RULES.sample_legal(state, RULES.awaited(state)[0], rng))
-            assert not isinstance(result, Rejection)
-            log += result[0]
-            state = result[1]
-        return [repr(event) for event in log]
-
-    trusted = [game(seed) for seed in (11, 12)]
-    with effects.validated_events():
-        assert effects.E.ThalersChanged is ev.ThalersChanged  # the model class itself: validation on
-        validated = [game(seed) for seed in (11, 12)]
-    assert effects.E.ThalersChanged is not ev.ThalersChanged
-    assert validated == trusted
-
-
-def test_given_a_trusted_constructor_when_misused_then_it_fails_rather_than_record_a_broken_event() -> None:
-    # An unknown field is refused at once
+def test_given_a_core_event_when_built_wrongly_then_it_fails_or_differs_from_its_model() -> None:
+    # An unknown field, or a required one left out, is refused at once
     with pytest.raises(TypeError):
-        effects.E.ThalersChanged(seat=0, delta=1, balance=1, reason="x", colour="red")
-    # A required field left out cannot be encoded: such an event can be neither stored nor sent
-    broken = effects.E.ThalersChanged(seat=0, delta=1, balance=1)
-    assert broken.reason is effects.MISSING
-    with pytest.raises(Exception, match="serialize"):
-        broken.to_json()
+        facts.E.ThalersChanged(seat=0, delta=1, balance=1, reason="x", colour="red")
+    with pytest.raises(TypeError):
+        facts.E.ThalersChanged(seat=0, delta=1, balance=1)
+    # A core event equals its model only with the same values
+    core = facts.E.ThalersChanged(seat=0, delta=1, balance=1, reason="x")
+    assert core == ev.ThalersChanged(seat=0, delta=1, balance=1, reason="x")
+    assert core != ev.ThalersChanged(seat=0, delta=1, balance=2, reason="x")
+    assert core != ev.VictoryPointsScored(seat=0, points=1, total=1, reason="x")

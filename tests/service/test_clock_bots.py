@@ -69,7 +69,7 @@ def test_given_bot_after_one_when_a_seat_times_out_then_the_bot_plays_it_until_i
     table.worker.run_until_idle()
     new = table.events(gid)[before:]
     assert [e["type"] for e in new[:2]] == ["SeatTimedOut", "SeatHandedOver"]
-    assert new[1]["seat"] == seat and new[1]["bot"] == "heuristic" and new[1]["rulings"] == ["KX17", "KX21"]
+    assert new[1]["seat"] == seat and new[1]["bot"] == "heuristic" and new[1]["rulings"] == ["KX17", "KX22"]
     # When the other seat's player moves and the game awaits the seat again (no more time has passed)
     for _ in range(6):
         if _awaited(table, gid) == seat:
@@ -91,7 +91,7 @@ def test_given_bot_after_one_when_a_seat_times_out_then_the_bot_plays_it_until_i
     table.worker.run_until_idle()
     # Then that is recorded, and the bots process no longer moves for the seat: the game waits for its player
     taken = table.events(gid)[before:]
-    assert taken == [{"type": "SeatHandedOver", "seat": seat, "bot": None, "rulings": ["KX21"]}]
+    assert taken == [{"type": "SeatHandedOver", "seat": seat, "bot": None, "rulings": ["KX22"]}]
     awaited_before = _awaited(table, gid)
     assert _bots_look(table, runner, gid) == [] and _bots_look(table, runner, gid) == []
     assert _awaited(table, gid) == awaited_before

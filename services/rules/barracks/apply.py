@@ -68,7 +68,7 @@ def _seat_timed_out(g: Game, e: Any) -> None:  # [KX17]
     g.clocks = clock.timed_out(g.clocks, e.seat)
 
 
-def _seat_handed_over(g: Game, e: Any) -> None:  # [KX21]
+def _seat_handed_over(g: Game, e: Any) -> None:  # [KX22]
     assert g.clocks is not None
     g.clocks = clock.hand_over(g.clocks, e.seat, e.bot)
 

@@ -15,6 +15,7 @@ from services.rules.barracks import defaults, listing
 from services.rules.barracks import facts as F
 from services.rules.barracks.apply import apply, evolve
 from services.rules.barracks.decide import awaited, execute
+from services.rules.barracks.determinize import determinize
 from services.rules.barracks.flow import Tx
 from services.rules.barracks.rounds import open_game
 from services.rules.barracks.snapshot import restore, snapshot
@@ -52,10 +53,16 @@ class BarracksRules(GameRules[Game]):
     name = "barracks"
     rules_version = RULES_VERSION
     capabilities = Capabilities(
-        min_players=1, max_players=4, hidden_information=True, simultaneous=False, fast_execute=True, fast_sample=True
+        min_players=1,
+        max_players=4,
+        hidden_information=True,
+        simultaneous=False,
+        fast_execute=True,
+        fast_sample=True,
+        determinizes=True,
     )
     clock_ruling = "KX17"
-    bot_ruling = "KX21"
+    bot_ruling = "KX22"
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Any]:
@@ -104,6 +111,10 @@ class BarracksRules(GameRules[Game]):
     def legal_commands(self, state: Game | None, seat: int) -> list[Any]:
         """Every command ``seat`` may send now."""
         return listing.legal_commands(state, seat)
+
+    def determinize(self, state: Game | None, seat: int, rng: random.Random) -> Game | None:
+        """``state`` with what ``seat`` cannot see (others' unknown cards, deck orders, the seed) re-drawn."""
+        return determinize(state, seat, rng)
 
     def sample_legal(self, state: Game | None, seat: int, rng: random.Random) -> Any:
         """A uniformly random legal command of ``seat``."""

@@ -8,8 +8,9 @@ commands and the accepted commands can never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
+import random
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from events.base import Command
@@ -33,6 +34,7 @@ from services.rules.shadow.queries import (
     PALATINATE,
     TRIER,
     census,
+    cities_of,
     elector_candidates,
     empire_city_spaces,
     first_free,
@@ -43,7 +45,7 @@ from services.rules.shadow.queries import (
     placement_target,
     throne_candidates,
 )
-from services.rules.shadow.state import City, GameState, Tile, awaited
+from services.rules.shadow.state import AGE, EMPTY, OWNER, GameState, awaited
 
 Key = tuple[Any, ...]
 
@@ -117,17 +119,34 @@ def key_of(command: Command) -> Key:
     return _KEY_OF[command.type](command)  # type: ignore[attr-defined]
 
 
-# Commands are immutable: one validated instance per (seat, key) is shared. Bounded: cleared when full.
+# Commands are immutable: one instance per (seat, key) is shared. Bounded: cleared when full.
 _commands: dict[tuple[int, Key], Command] = {}
 _COMMANDS_KEPT = 16384
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _template(kind: str) -> dict[str, Any]:
+    """Every field of a command model in declaration order, with its default (a required one: None until
+    given)."""
+    return {name: None if f.is_required() else f.default for name, f in COMMAND_TYPES[kind].model_fields.items()}
+
+
+_TEMPLATES = {kind: _template(kind) for kind in FIELDS}
 
 
 def command_of(seat: int, key: Key) -> Command:
-    """The command model of a key."""
+    """The command model of a legal key: the instance validation would build from the same values (a legal key
+    holds values of the declared types, so it is built without validating again)."""
     command = _commands.get((seat, key))
     if command is None:
         kind = key[0]
-        command = COMMAND_TYPES[kind](seat=seat, **dict(zip(FIELDS[kind], key[1:], strict=True)))
+        given = dict(zip(FIELDS[kind], key[1:], strict=True))
+        command = _new(COMMAND_TYPES[kind])
+        _set(command, "__dict__", {**_TEMPLATES[kind], "seat": seat, **given})
+        _set(command, "__pydantic_fields_set__", {"seat", *given})
+        _set(command, "__pydantic_extra__", None)
+        _set(command, "__pydantic_private__", None)
         if len(_commands) >= _COMMANDS_KEPT:
             _commands.clear()
         _commands[(seat, key)] = command
@@ -166,10 +185,10 @@ def options(decision: str, command_type: str) -> Callable[[OptionsFn], OptionsFn
 
 
 def _placements(s: GameState, electorates: Iterable[int], kind: str = "aristocrat") -> Iterator[Key]:
-    pushes = census(s).pushes
+    pairs_in = census(s).pairs_in  # (electorate, push) of each way to place an aristocrat, per open electorate
     for e in electorates:
-        for push in pushes[e]:
-            yield ("PlacePiece", _ekey(s, e), kind, _sid(s, push))
+        for ekey, push in pairs_in[e]:
+            yield ("PlacePiece", ekey, kind, push)
 
 
 @options("setup_empire_city", "PlaceEmpireCity")
@@ -182,7 +201,7 @@ def _opt_empire_city(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 @options("setup_elector", "PlacePiece")
 def _opt_setup_elector(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
     for e in open_electorates(s):
-        if s.board[s.layout.electorates[e].elector] is None:
+        if s.cells[s.layout.electorates[e].elector] == EMPTY:
             yield ("PlacePiece", _ekey(s, e), "elector", None)
 
 
@@ -252,7 +271,7 @@ def _opt_answer(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
 @options("gray_eminence", "PlacePiece")
 def _opt_gray_eminence(s: GameState, seat: int, p: ev.Prompt) -> Iterator[Key]:
     for e in open_electorates(s):
-        if s.board[s.layout.electorates[e].eminence] is None:
+        if s.cells[s.layout.electorates[e].eminence] == EMPTY:
             yield ("PlacePiece", _ekey(s, e), "eminence", None)
 
 
@@ -306,28 +325,30 @@ _BY_TRIER = (True,)
 class Turn:
     """What the phase IV options of ``seat`` ask of the state ``s``, worked out once (see :func:`turn`)."""
 
-    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "thalers")
+    __slots__ = ("c", "cards", "s", "seat", "sizes", "t", "taken", "thalers", "trier", "version")
 
     def __init__(self, s: GameState, seat: int) -> None:
         c = self.c = census(s)
         self.t = c.t
-        self.s, self.seat = s, seat
+        self.s, self.seat, self.version = s, seat, s.version
         self.cards = s.layout.cards
         self.thalers = s.thalers[seat]
         self.sizes = c.t.stacks.get(len(s.players)) or {card: i.stack_size(s.n) for card, i in self.cards.items()}
+        self.taken = s.taken
+        self.trier = holds_privilege(s, seat, TRIER)
 
     def available(self, card: str) -> bool:
         """Whether a card of this type is left in its stack this round (``stack_available``) [B5]."""
-        return self.c.taken.get(card, 0) < self.sizes[card]
+        return self.taken.get(card, 0) < self.sizes[card]
 
     def modes(self, card: str, cost: int) -> tuple[bool, ...]:
         """How the seat can get a card's effect now: from the stack (False) or by Trier's privilege (True), if
         it can pay ``cost`` [P2, P6]."""
         if self.thalers < cost:
             return ()
-        if self.available(card):
+        if self.taken.get(card, 0) < self.sizes[card]:
             return _BY_STACK
-        if card in TRIER_CARDS and holds_privilege(self.s, self.seat, TRIER):
+        if self.trier and card in TRIER_CARDS:
             return _BY_TRIER
         return ()
 
@@ -340,7 +361,7 @@ def turn(s: GameState, seat: int) -> Turn:
     same identity means the same state)."""
     global _last_turn
     found = _last_turn
-    if found is None or found.s is not s or found.seat != seat:
+    if found is None or found.s is not s or found.seat != seat or found.version != s.version:
         found = _last_turn = Turn(s, seat)
     return found
 
@@ -351,9 +372,40 @@ def _modes(s: GameState, seat: int, card: str, cost: int) -> tuple[bool, ...]:
     return turn(s, seat).modes(card, cost)
 
 
-TurnOptionsFn = Callable[[Turn], Iterable[Key]]
+# A phase IV option function returns *blocks* of keys: ``(head, factors, tail)`` stands for the keys
+# ``head + a + b + tail`` for ``a, b`` in the product of the factors (zero to two sequences of tuples, parts made
+# once in the census and the layout tables), in that order. Listing expands them; the random bot's sampling counts
+# them and builds the one key it falls on: both read the same functions, so the sample is drawn from exactly the
+# legal keys, in the same order.
+Block = tuple[int, Key, tuple[Sequence[Key], ...], Key]  # (how many keys, head, factors, tail)
+TurnOptionsFn = Callable[[Turn], Sequence[Block]]
 PHASE_IV: dict[str, TurnOptionsFn] = {}
 """The phase IV option functions by command type, in OPTIONS order."""
+
+
+block_size: Callable[[Block], int] = itemgetter(0)
+"""How many keys a block stands for."""
+
+
+def block_keys(block: Block) -> list[Key]:
+    """The keys of a block, in order."""
+    _, head, factors, tail = block
+    if not factors:
+        return [head + tail]
+    if len(factors) == 1:
+        return [head + a + tail for a in factors[0]]
+    return [head + a + b + tail for a in factors[0] for b in factors[1]]
+
+
+def block_key(block: Block, r: int) -> Key:
+    """The key number ``r`` of a block."""
+    _, head, factors, tail = block
+    if not factors:
+        return head + tail
+    if len(factors) == 1:
+        return head + factors[0][r] + tail
+    i, j = divmod(r, len(factors[1]))
+    return head + factors[0][i] + factors[1][j] + tail
 
 
 def _action(command_type: str) -> Callable[[TurnOptionsFn], TurnOptionsFn]:
@@ -361,84 +413,102 @@ def _action(command_type: str) -> Callable[[TurnOptionsFn], TurnOptionsFn]:
 
     def register(fn: TurnOptionsFn) -> TurnOptionsFn:
         PHASE_IV[command_type] = fn
-        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: fn(Turn(s, seat))
+        OPTIONS.setdefault("actions", {})[command_type] = lambda s, seat, p: [
+            key for block in fn(Turn(s, seat)) for key in block_keys(block)
+        ]
         return fn
 
     return register
 
 
+_NO_PARTS: tuple[Sequence[Key], ...] = ()
+_NO_TAIL: Key = ()
+
+
+def _single(command_type: str) -> tuple[Block, ...]:
+    """The one block of a command without fields."""
+    return ((1, (command_type,), _NO_PARTS, _NO_TAIL),)
+
+
+_PASS = _single("Pass")
+
+
 @_action("Pass")
-def _opt_pass(x: Turn) -> Iterable[Key]:
-    return (("Pass",),)
+def _opt_pass(x: Turn) -> Sequence[Block]:
+    return _PASS
+
+
+_PLACE_KNIGHT = ("PlaceKnight",)
 
 
 @_action("PlaceKnight")
-def _opt_place_knight(x: Turn) -> Iterable[Key]:
+def _opt_place_knight(x: Turn) -> Sequence[Block]:
     s, seat = x.s, x.seat
     if not (s.knights_in_supply[seat] > 0 and x.thalers >= s.layout.constants["knight_cost"]):
         return ()
-    ekeys = x.t.ekeys
-    return [("PlaceKnight", ekeys[e], kind) for kind, e in x.c.knight_spaces]
+    pairs = x.c.knight_pairs
+    return ((len(pairs), _PLACE_KNIGHT, (pairs,), _NO_TAIL),)
 
 
 @_action("MoveKnight")
-def _opt_move_knight(x: Turn) -> Iterable[Key]:
+def _opt_move_knight(x: Turn) -> Sequence[Block]:
     if x.thalers < x.s.layout.constants["knight_cost"]:
         return ()
-    free = x.c.knight_spaces
-    if not free:
+    pairs = x.c.knight_pairs
+    if not pairs:
         return ()
     t = x.t
-    sids, ekeys, kinds, electorate_of = t.sids, t.ekeys, t.kinds, t.electorate_of
+    sids, kinds, ekeys, electorate_of = t.sids, t.kinds, t.ekeys, t.electorate_of
     out = []
     for src in x.c.knights_of(x.seat):
-        sid, here, here_kind = sids[src], electorate_of[src], kinds[src]
-        for kind, e in free:
-            if kind != here_kind or e != here:  # X2
-                out.append(("MoveKnight", sid, ekeys[e], kind))
+        here = (ekeys[electorate_of[src]], kinds[src])  # X2: not to its own kind of space in its electorate
+        targets = [pair for pair in pairs if pair != here] if here in pairs else pairs
+        out.append((len(targets), ("MoveKnight", sids[src]), (targets,), _NO_TAIL))
     return out
 
 
+_DOCTOR = ("BuyDoctor",)
+
+
 @_action("BuyDoctor")
-def _opt_doctor(x: Turn) -> Iterable[Key]:
+def _opt_doctor(x: Turn) -> Sequence[Block]:
     modes = x.modes("doctor", x.cards["doctor"].cost)
     if not modes:
         return ()
-    sids = x.t.sids
-    targets = [sids[i] for i in x.c.doctor_targets(x.seat)]
-    return [("BuyDoctor", target, trier) for trier in modes for target in targets]
+    sid1 = x.t.sid1
+    targets = [sid1[i] for i in x.c.doctor_targets(x.seat)]
+    return ((len(targets), _DOCTOR, (targets,), modes),)
+
+
+_MOVE = ("BuyMove",)
 
 
 @_action("BuyMove")
-def _opt_move(x: Turn) -> Iterable[Key]:
+def _opt_move(x: Turn) -> Sequence[Block]:
     modes = x.modes("move", x.cards["move"].cost)
     if not modes:
         return ()
     sources = x.c.tiles_of(x.seat, (ARISTOCRAT,))
     if not sources:
         return ()
-    sids, electorate_of = x.t.sids, x.t.electorate_of
+    sid1, electorate_of = x.t.sid1, x.t.electorate_of
+    pairs_in = x.c.pairs_in
     out = []
-    for e, ekey, pushes in x.c.places:
-        if not pushes:
-            continue
-        for src in sources:
-            if electorate_of[src] == e:
-                continue
-            sid = sids[src]
-            for push in pushes:
-                for trier in modes:
-                    out.append(("BuyMove", sid, ekey, push, trier))
+    for e in x.c.open:
+        pairs = pairs_in[e]
+        if pairs:
+            moved = [sid1[src] for src in sources if electorate_of[src] != e]
+            out.append((len(moved) * len(pairs), _MOVE, (moved, pairs), modes))
     return out
 
 
 def _simple_card(command_type: str, card: str) -> None:
-    key = ((command_type,),)
+    block = _single(command_type)
 
     @_action(command_type)
-    def _opt(x: Turn) -> Iterable[Key]:
+    def _opt(x: Turn) -> Sequence[Block]:
         if x.thalers >= x.cards[card].cost and x.available(card):
-            return key
+            return block
         return ()
 
 
@@ -446,10 +516,13 @@ _simple_card("BuyPope", "pope")
 _simple_card("BuyChurchInfluence", "church_influence")
 _simple_card("BuyExcommunication", "excommunication")
 
+_INDULGENCE = ("BuyIndulgence",)
+
 
 @_action("BuyIndulgence")
-def _opt_indulgence(x: Turn) -> Iterable[Key]:
-    return [("BuyIndulgence", trier) for trier in x.modes("indulgence", x.cards["indulgence"].cost)]
+def _opt_indulgence(x: Turn) -> Sequence[Block]:
+    modes = x.modes("indulgence", x.cards["indulgence"].cost)
+    return ((1, _INDULGENCE, _NO_PARTS, modes),) if modes else ()
 
 
 def permit_cost(s: GameState, couple: bool) -> int:
@@ -457,99 +530,123 @@ def permit_cost(s: GameState, couple: bool) -> int:
     return s.layout.constants["permit_couple_cost"] if couple else s.layout.cards["permit"].cost
 
 
+_PERMIT = (("BuyPermit", False), ("BuyPermit", True))
+
+
 @_action("BuyPermit")
-def _opt_permit(x: Turn) -> Iterable[Key]:
+def _opt_permit(x: Turn) -> Sequence[Block]:
     if x.s.tiles_in_supply[x.seat] == 0:
         return ()
     out = []
     for couple in (False, True):
         modes = x.modes("permit", permit_cost(x.s, couple))
-        if not modes:
-            continue
-        for _, ekey, pushes in x.c.places:
-            for push in pushes:
-                for trier in modes:
-                    out.append(("BuyPermit", couple, ekey, push, trier))
+        if modes:
+            out.append((len(x.c.place_pairs), _PERMIT[couple], (x.c.place_pairs,), modes))
     return out
 
 
+_ORDINANCE = ("BuyOrdinance",)
+
+
 @_action("BuyOrdinance")
-def _opt_ordinance(x: Turn) -> Iterable[Key]:
+def _opt_ordinance(x: Turn) -> Sequence[Block]:
     if x.s.cities_in_supply[x.seat] == 0:
         return ()
     modes = x.modes("ordinance", x.cards["ordinance"].cost)
-    if not modes:
-        return ()
-    ekeys = x.t.ekeys
-    return [("BuyOrdinance", ekeys[e], trier) for trier in modes for e in x.c.free_cities]
+    return ((len(x.c.city_keys), _ORDINANCE, (x.c.city_keys,), modes),) if modes else ()
+
+
+_PROMOTION = ("BuyPromotion",)
 
 
 @_action("BuyPromotion")
-def _opt_promotion(x: Turn) -> Iterable[Key]:
+def _opt_promotion(x: Turn) -> Sequence[Block]:
     if x.s.tiles_in_supply[x.seat] == 0:
         return ()
     modes = x.modes("promotion", x.cards["promotion"].cost)
     if not modes:
         return ()
-    sids = x.t.sids
-    knights = [sids[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))]
-    return [("BuyPromotion", knight, trier) for trier in modes for knight in knights]
+    sid1 = x.t.sid1
+    knights = [sid1[i] for i in x.c.knights_of(x.seat, (ARISTOCRAT,))]
+    return ((len(knights), _PROMOTION, (knights,), modes),)
+
+
+_FKD = ("BuyForeignKingsDaughter",)
 
 
 @_action("BuyForeignKingsDaughter")
-def _opt_fkd(x: Turn) -> Iterable[Key]:
+def _opt_fkd(x: Turn) -> Sequence[Block]:
     modes = x.modes("foreign_kings_daughter", x.cards["foreign_kings_daughter"].cost)
     if not modes:
         return ()
-    sids = x.t.sids
-    barons = [sids[i] for i in x.c.own_barons_for_marriage(x.seat)]
-    return [("BuyForeignKingsDaughter", baron, trier) for trier in modes for baron in barons]
+    sid1 = x.t.sid1
+    barons = [sid1[i] for i in x.c.own_barons_for_marriage(x.seat)]
+    return ((len(barons), _FKD, (barons,), modes),)
+
+
+_RIVAL = _single("BuyRival")
 
 
 @_action("BuyRival")
-def _opt_rival(x: Turn) -> Iterable[Key]:
+def _opt_rival(x: Turn) -> Sequence[Block]:
     if x.seat != x.s.emperor and x.available("rival") and x.thalers >= x.cards["rival"].cost:
-        return (("BuyRival",),)
+        return _RIVAL
     return ()
+
+
+_WITHOUT_EFFECT = ("BuyCardWithoutEffect",)
+_CARD1 = {card: (card,) for card in CARDS_WITHOUT_EFFECT}
 
 
 @_action("BuyCardWithoutEffect")
-def _opt_without_effect(x: Turn) -> Iterable[Key]:
+def _opt_without_effect(x: Turn) -> Sequence[Block]:
     if len(x.s.players) != 2:
         return ()
-    return [
-        ("BuyCardWithoutEffect", card)
-        for card in CARDS_WITHOUT_EFFECT
-        if x.available(card) and x.thalers >= x.cards[card].cost
-    ]
+    cards = [_CARD1[card] for card in CARDS_WITHOUT_EFFECT if x.available(card) and x.thalers >= x.cards[card].cost]
+    return ((len(cards), _WITHOUT_EFFECT, (cards,), _NO_TAIL),)
+
+
+_GRAY = _single("TakeGrayEminence")
 
 
 @_action("TakeGrayEminence")
-def _opt_gray(x: Turn) -> Iterable[Key]:
+def _opt_gray(x: Turn) -> Sequence[Block]:
     if holds_privilege(x.s, x.seat, BRANDENBURG) and x.available("gray_eminence"):
-        return (("TakeGrayEminence",),)
+        return _GRAY
     return ()
 
 
+_KOELN = ("UseKoelnPrivilege",)
+
+
 @_action("UseKoelnPrivilege")
-def _opt_koeln(x: Turn) -> Iterable[Key]:
+def _opt_koeln(x: Turn) -> Sequence[Block]:
     if not holds_privilege(x.s, x.seat, KOELN):
         return ()
-    sids = x.t.sids
-    return [("UseKoelnPrivilege", sids[i]) for i in x.c.doctor_targets(x.seat)]
+    sid1 = x.t.sid1
+    targets = [sid1[i] for i in x.c.doctor_targets(x.seat)]
+    return ((len(targets), _KOELN, (targets,), _NO_TAIL),)
+
+
+_PALATINATE = ("UsePalatinatePrivilege",)
 
 
 @_action("UsePalatinatePrivilege")
-def _opt_palatinate(x: Turn) -> Iterable[Key]:
+def _opt_palatinate(x: Turn) -> Sequence[Block]:
     if not (holds_privilege(x.s, x.seat, PALATINATE) and x.s.tiles_in_supply[x.seat] > 0):
         return ()
-    return [("UsePalatinatePrivilege", ekey, push) for _, ekey, pushes in x.c.places for push in pushes]
+    return ((len(x.c.place_pairs), _PALATINATE, (x.c.place_pairs,), _NO_TAIL),)
 
 
-# The latest enumeration: (state, seat, keys, end of each command type's keys in OPTIONS order). A state is
-# immutable and this holds it, so the same identity means the same state: ``is_legal`` answers from it without
-# enumerating again (the random bot and the rules worker list the options of the very state they execute on).
-_last_keys: tuple[GameState, int, list[Key], list[int]] | None = None
+_PHASE_IV_FNS = tuple(PHASE_IV.values())
+
+
+# What is known legal without listing again: the latest full listing (state, its version, seat, keys, end of each
+# command type's keys in OPTIONS order), and the latest sampled key (state, version, seat, key). A state handed
+# back is never changed again, and these hold it, so the same identity at the same version is the same position:
+# ``is_legal`` answers from them (the random bot and the rules worker list or sample the very state they execute).
+_last_keys: tuple[GameState, int, int, list[Key], list[int]] | None = None
+_last_sample: tuple[GameState, int, int, Key] | None = None
 # Per decision, each command type's position in OPTIONS order.
 _POSITION: dict[str, dict[str, int]] = {}
 
@@ -557,7 +654,7 @@ _POSITION: dict[str, dict[str, int]] = {}
 def legal_keys(s: GameState, seat: int) -> list[Key]:
     """Every legal key of ``seat`` now."""
     global _last_keys
-    p = s.pending
+    p = s.prompt
     if p is None or seat not in awaited(s):
         return []
     keys: list[Key] = []
@@ -565,28 +662,58 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
     if p.decision == "actions":  # the same functions as OPTIONS["actions"], sharing one Turn
         x = turn(s, seat)
         for phase_iv_fn in PHASE_IV.values():
-            keys += phase_iv_fn(x)
+            for block in phase_iv_fn(x):
+                keys += block_keys(block)
             ends.append(len(keys))
     else:
         for fn in OPTIONS[p.decision].values():
             keys += fn(s, seat, p)
             ends.append(len(keys))
-    _last_keys = (s, seat, keys, ends)
+    _last_keys = (s, s.version, seat, keys, ends)
     return keys.copy()
 
 
-def is_legal(s: GameState, seat: int, p: ev.Prompt, command_type: str, key: Key) -> bool:
+def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
+    """A uniformly random legal key of ``seat`` (None: it has none): ``rng.choice(legal_keys(s, seat))``, the
+    same draw from the generator, but in phase IV counting the keys and building only the one drawn."""
+    global _last_sample
+    p = s.prompt
+    if p is None or seat not in awaited(s):
+        return None
+    if p.decision != "actions":
+        keys = legal_keys(s, seat)
+        return rng.choice(keys) if keys else None
+    x = turn(s, seat)
+    blocks = [block for fn in _PHASE_IV_FNS for block in fn(x)]
+    total = sum(map(block_size, blocks))
+    if not total:
+        return None
+    r = rng.randrange(total)  # as rng.choice(keys): one draw below the number of keys
+    for block in blocks:
+        size = block[0]
+        if r < size:
+            key = block_key(block, r)
+            _last_sample = (s, s.version, seat, key)
+            return key
+        r -= size
+    raise AssertionError("unreachable: r < total")
+
+
+def is_legal(s: GameState, seat: int, p: Any, command_type: str, key: Key) -> bool:
     """Whether ``key`` (of ``command_type``, one of the decision's types) is among the legal options of the
     awaited ``seat`` now: exactly ``key in OPTIONS[p.decision][command_type](s, seat, p)``."""
+    sampled = _last_sample
+    if sampled is not None and sampled[0] is s and sampled[1] == s.version and sampled[2] == seat and sampled[3] == key:
+        return True
     last = _last_keys
-    if last is not None and last[0] is s and last[1] == seat:
+    if last is not None and last[0] is s and last[1] == s.version and last[2] == seat:
         positions = _POSITION.get(p.decision)
         if positions is None:
             positions = _POSITION[p.decision] = {t: i for i, t in enumerate(OPTIONS[p.decision])}
         i = positions[command_type]
-        ends = last[3]
+        ends = last[4]
         try:
-            last[2].index(key, ends[i - 1] if i else 0, ends[i])
+            last[3].index(key, ends[i - 1] if i else 0, ends[i])
         except ValueError:
             return False
         return True
@@ -695,7 +822,7 @@ def _son(tx: Tx, c: Any, p: ev.Prompt) -> None:
 
 @applies("daughter", "OfferDaughter")
 def _offer(tx: Tx, c: Any, p: ev.Prompt) -> None:
-    owner = tx.state.board[_space(tx.state, c.space)].owner  # type: ignore[index,union-attr]
+    owner = OWNER[tx.state.cells[_space(tx.state, c.space)]]  # type: ignore[index]
     tx.emit(E.DaughterOffered(seat=c.seat, to_seat=owner, space=c.space, rulings=("D3",)))
     request(tx, "marriage_answer", (owner,), ("D3",), offer_from=c.seat, space=c.space, step=p.step)
 
@@ -838,28 +965,28 @@ def _move_knight(tx: Tx, c: Any) -> None:
 def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str, ...]) -> bool:
     """One step younger for an own tile, one step older for an opponent's; past 45 it dies; a dead Emperor
     is replaced at once [P3, A2, A3, X10, X11]. True when that replacement waits for a decision."""
-    tile = tx.state.board[target]
-    assert isinstance(tile, Tile)
-    if tile.owner == seat:
+    code = tx.state.cells[target]
+    owner, age = OWNER[code], AGE[code]
+    if owner == seat:
         tx.emit(
             E.AristocratAgeChanged(
                 owner=seat,
                 space=tx.sid(target),
-                age_before=tile.age,
-                age_after=tile.age - 10,
+                age_before=age,
+                age_after=age - 10,
                 by=seat,
                 cause=cause,
                 rulings=rulings,
             )
         )  # type: ignore[arg-type]
         return False
-    if tile.age < 45:
+    if age < 45:
         tx.emit(
             E.AristocratAgeChanged(
-                owner=tile.owner,
+                owner=owner,
                 space=tx.sid(target),
-                age_before=tile.age,
-                age_after=tile.age + 10,
+                age_before=age,
+                age_after=age + 10,
                 by=seat,
                 cause=cause,
                 rulings=rulings,
@@ -915,7 +1042,7 @@ def _ordinance(tx: Tx, c: Any) -> None:
     _take_card(tx, c.seat, "ordinance", s.layout.cards["ordinance"].cost, c.trier, ("P2", "P5"))
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
     tx.emit(E.CityPlaced(owner=c.seat, space=tx.sid(space), rulings=("P5", "X1")))  # type: ignore[arg-type]
-    placed = sum(1 for piece in tx.state.board if isinstance(piece, City) and piece.owner == c.seat)
+    placed = cities_of(tx.state, c.seat)
     score(tx, c.seat, 2 if placed == 3 else 1, f"city number {placed}", ("P5",))
 
 

@@ -1,4 +1,7 @@
-"""decide(state, command): the events a command causes, or a typed rejection."""
+"""decide(state, command): the events a command causes, or a typed rejection.
+
+``execute`` answers with the core's event tuples (facts.py) and the state after them; ``decide`` with the events
+as pydantic models, made at this edge from the same tuples."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from services.rules.shadow import actions
 from services.rules.shadow.actions import OPTIONS, awaited, is_legal, key_of
 from services.rules.shadow.effects import Tx
 from services.rules.shadow.explain import DECISION_RULINGS, explain
+from services.rules.shadow.facts import to_model
 from services.rules.shadow.state import GameState
 
 
@@ -18,7 +22,7 @@ def reject(code: str, message: str, *rulings: str) -> Rejection:
 def decide(state: GameState | None, command: Command) -> list[Event] | Rejection:
     """Validate ``command`` against the decision the game waits for and return its events."""
     result = _run(state, command)
-    return result if isinstance(result, Rejection) else result.events
+    return result if isinstance(result, Rejection) else [to_model(e) for e in result.events]
 
 
 def execute(state: GameState | None, command: Command) -> tuple[list[Event], GameState] | Rejection:
@@ -36,7 +40,7 @@ def _run(state: GameState | None, command: Command) -> Tx | Rejection:
     seat = command.seat
     if not 0 <= seat < state.n:
         return reject("unknown_seat", f"Seat {seat} does not exist in a {state.n}-player game.", "G1", "X15")
-    prompt = state.pending
+    prompt = state.prompt
     assert prompt is not None
     waiting = awaited(state)
     if seat not in waiting:

@@ -1,83 +1,18 @@
 """Small named effects that emit events: the building blocks of command handlers and of the flow.
 
-``Tx`` collects the events of one decision and keeps the state folded as it goes, so each step sees the
-result of the previous one.
+``Tx`` collects the events of one decision (the core's tuples, facts.py) and keeps the state folded as it goes,
+so each step sees the result of the previous one: the Tx works on one copy of the state, changed in place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from types import SimpleNamespace
 from typing import Any
 
-from events.base import Event
-from events.shadow import events as ev
-from services.rules.shadow.evolve import HANDLERS
-from services.rules.shadow.state import GameState, Knight, Tile
+from services.rules.shadow.evolve import APPLY
+from services.rules.shadow.facts import E
+from services.rules.shadow.state import COUPLE, OWNER, GameState
 
-_new = object.__new__
-_set = object.__setattr__
-
-
-class _Missing:
-    """The value of a required field a trusted constructor was not given: no JSON encoder takes it, so such an
-    event can be neither stored nor sent (the command fails instead of recording a broken event)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<missing required field>"
-
-
-MISSING: Any = _Missing()
-
-
-def trusted(cls: type[Event]) -> Callable[..., Any]:
-    """A constructor of the event model ``cls`` that skips validation, for the events the engine builds itself
-    from values of the declared types: the same instance as ``cls(**kwargs)`` (same fields in the same order,
-    same set of given fields) at about half the cost. An unknown field is a TypeError; a required field left
-    out holds :data:`MISSING`, which nothing can encode. tests/rules/test_fast_paths.py checks that the
-    engine's events equal validated ones, and plays games with :func:`validated_events` on."""
-    fields = cls.model_fields
-    # Every field in declaration order, with its default (a required one: MISSING until given).
-    template = {name: MISSING if f.is_required() else f.default for name, f in fields.items()}
-    count = len(template)
-    assert all(isinstance(d, (_Missing, type(None), bool, int, str, tuple, frozenset)) for d in template.values()), cls
-
-    def make(**values: Any) -> Any:
-        data = {**template, **values}  # the template's order; a given value replaces its default in place
-        if len(data) != count or "type" in values:
-            raise TypeError(f"{cls.__name__} takes {', '.join(template)}; got {', '.join(values)}")
-        event = _new(cls)
-        _set(event, "__dict__", data)
-        _set(event, "__pydantic_fields_set__", set(values))
-        _set(event, "__pydantic_extra__", None)
-        _set(event, "__pydantic_private__", None)
-        return event
-
-    make.__name__ = make.__qualname__ = cls.__name__
-    return make
-
-
-def _constructors(validated: bool) -> dict[str, Any]:
-    return {name: cls if validated else trusted(cls) for name, cls in ev.EVENT_TYPES.items()}
-
-
-# The engine's event constructors: ``E.ThalersChanged(seat=..., ...)`` builds an ``ev.ThalersChanged``.
-E: Any = SimpleNamespace(**_constructors(validated=False))
-
-
-@contextmanager
-def validated_events() -> Iterator[None]:
-    """Within the block, the engine builds every event with pydantic's full validation instead of the trusted
-    constructors (for tests: a wrong type anywhere in the engine's events is then an error). Not thread-safe:
-    it swaps the constructors of the whole process."""
-    vars(E).update(_constructors(validated=True))
-    try:
-        yield
-    finally:
-        vars(E).update(_constructors(validated=False))
+__all__ = ["E", "Tx"]
 
 
 class Tx:
@@ -86,13 +21,13 @@ class Tx:
     __slots__ = ("events", "state")
 
     def __init__(self, state: GameState) -> None:
-        self.state = state
-        self.events: list[Event] = []
+        self.state = state.copy()
+        self.events: list[Any] = []
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: Any) -> None:
         """Record an event and fold it into the working state."""
         self.events.append(event)
-        self.state = HANDLERS[event.type](self.state, event)  # evolve(self.state, event), one call less
+        APPLY[event.type](self.state, event)
 
     def sid(self, index: int) -> str:
         """The id of a space index."""
@@ -133,11 +68,12 @@ def score(tx: Tx, seat: int, points: int, reason: str, rulings: tuple[str, ...])
 
 def push_knight(tx: Tx, space: int, by: int, rulings: tuple[str, ...]) -> None:
     """Send the knight on ``space`` back to its owner's supply [D2]."""
-    knight = tx.state.board[space]
-    assert isinstance(knight, Knight)
     tx.emit(
         E.KnightPushed(
-            owner=knight.owner, space=tx.sid(space), by=by, rulings=rulings if "D2" in rulings else (*rulings, "D2")
+            owner=OWNER[tx.state.cells[space]],
+            space=tx.sid(space),
+            by=by,
+            rulings=rulings if "D2" in rulings else (*rulings, "D2"),
         )
     )
 
@@ -162,33 +98,31 @@ def place_from_supply(
 
 def move_tile(tx: Tx, source: int, target: int, push: int | None, reason: str, rulings: tuple[str, ...]) -> None:
     """Move a tile between spaces (pushing a knight from the target first if ``push``)."""
-    tile = tx.state.board[source]
-    assert isinstance(tile, Tile)
+    owner = OWNER[tx.state.cells[source]]
     if push is not None:
-        push_knight(tx, push, tile.owner, rulings)
+        push_knight(tx, push, owner, rulings)
     tx.emit(
         E.AristocratMoved(
-            owner=tile.owner, from_space=tx.sid(source), to_space=tx.sid(target), reason=reason, rulings=rulings
+            owner=owner, from_space=tx.sid(source), to_space=tx.sid(target), reason=reason, rulings=rulings
         )
     )
 
 
 def return_to_supply(tx: Tx, space: int, reason: str, rulings: tuple[str, ...]) -> None:
     """A tile back to its owner's supply without dying."""
-    tile = tx.state.board[space]
-    assert isinstance(tile, Tile)
-    tx.emit(E.AristocratReturned(owner=tile.owner, space=tx.sid(space), reason=reason, rulings=rulings))
+    tx.emit(
+        E.AristocratReturned(owner=OWNER[tx.state.cells[space]], space=tx.sid(space), reason=reason, rulings=rulings)
+    )
 
 
 def kill(tx: Tx, space: int, cause: str, rulings: tuple[str, ...]) -> None:
     """A tile dies and goes to its owner's supply."""
-    tile = tx.state.board[space]
-    assert isinstance(tile, Tile)
+    code = tx.state.cells[space]
     tx.emit(
         E.AristocratDied(
-            owner=tile.owner,
+            owner=OWNER[code],
             space=tx.sid(space),
-            couple=tile.couple,
+            couple=COUPLE[code],
             cause=cause,  # type: ignore[arg-type]
             rulings=rulings,
         )
@@ -197,7 +131,7 @@ def kill(tx: Tx, space: int, cause: str, rulings: tuple[str, ...]) -> None:
 
 # Requests repeat (the same decision for the same seats in the same context): events are immutable, so one
 # validated instance per distinct request is shared. Bounded: cleared when full.
-_requests: dict[tuple[object, ...], ev.DecisionRequested] = {}
+_requests: dict[tuple[object, ...], Any] = {}
 _REQUESTS_KEPT = 4096
 
 
@@ -209,10 +143,7 @@ def request(tx: Tx, decision: str, seats: tuple[int, ...], rulings: tuple[str, .
     except TypeError:  # an unhashable context value: build it every time
         key, event = None, None  # type: ignore[assignment]
     if event is None:
-        event = ev.DecisionRequested(
-            prompt=ev.Prompt(decision=decision, seats=seats, **context),  # type: ignore[arg-type]
-            rulings=rulings,
-        )
+        event = E.DecisionRequested(prompt=E.Prompt(decision=decision, seats=seats, **context), rulings=rulings)
         if key is not None:
             if len(_requests) >= _REQUESTS_KEPT:
                 _requests.clear()

@@ -1,113 +1,111 @@
-"""Folding: apply one recorded event to a state. Mechanical only: no rule is decided here."""
+"""Folding: apply one recorded event to a state. Mechanical only: no rule is decided here.
+
+``APPLY[type](state, event)`` changes a working state in place (a Tx's, or a fold's copy) and keeps the board's
+census up to date; ``evolve`` is the contract's form (a new state, the given one untouched). Events come as
+the core's tuples (facts.py) or as their pydantic models: both have the same fields.
+"""
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable
 from typing import Any
 
-from events.base import Event
 from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
 from events.shadow import events as ev
 from events.shadow.settings import ShadowSettings
 from services.rules import clock
 from services.rules.shadow.board import ELECTORATE_KEYS, layout_from_record
-from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile, awaited
+from services.rules.shadow.state import (
+    AGE,
+    COUPLE,
+    EMPIRE,
+    EMPTY,
+    IS_KNIGHT,
+    OWNER,
+    TILE,
+    GameState,
+    awaited,
+    city_code,
+    knight_code,
+    tile_code,
+)
 
-_HANDLERS: dict[str, Callable[[Any, Any], Any]] = {}
+Apply = Callable[[GameState, Any], None]
+APPLY: dict[str, Apply] = {}
 
 
-def _on(event_type: type[Event]) -> Callable[[Callable[[Any, Any], Any]], Callable[[Any, Any], Any]]:
-    def register(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-        _HANDLERS[event_type.model_fields["type"].default] = fn
+def _on(*event_types: type[Any]) -> Callable[[Apply], Apply]:
+    def register(fn: Apply) -> Apply:
+        for event_type in event_types:
+            APPLY[event_type.model_fields["type"].default] = fn
         return fn
 
     return register
 
 
-def evolve(state: GameState | None, event: Event) -> GameState:
-    """The state after ``event``. ``state`` is None only before GameStarted.
-
-    Each handler returns the next state (version included), built with one tuple copy (the fold is hot)."""
-    return _HANDLERS[event.type](state, event)  # type: ignore[attr-defined]
-
-
-HANDLERS = _HANDLERS  # event type -> (state, event) -> next state: evolve without the call around it
-
-
-_new = tuple.__new__
-_FIELD = {name: i for i, name in enumerate(GameState._fields)}
-_BOARD = _FIELD["board"]
-_THALERS = _FIELD["thalers"]
-_VP = _FIELD["vp"]
-_TILES = _FIELD["tiles_in_supply"]
-_KNIGHTS = _FIELD["knights_in_supply"]
-_CITIES = _FIELD["cities_in_supply"]
-_EMPIRE_CITIES = _FIELD["empire_cities_in_supply"]
-_EMPEROR = _FIELD["emperor"]
-_PENDING = _FIELD["pending"]
-_TURN = _FIELD["turn"]
-_PLAY_AREAS = _FIELD["play_areas"]
-_RIVAL = _FIELD["rival"]
-_PRIVILEGE_USED = _FIELD["privilege_used"]
-_PASSED = _FIELD["passed"]
-_AIMS = _FIELD["aims"]
-_VOTES = _FIELD["votes"]
-_VERSION = _FIELD["version"]
-assert len(GameState._fields) - 1 == _VERSION
+def evolve(state: GameState | None, event: Any) -> GameState:
+    """The state after ``event`` (a new state; ``state`` is None only before GameStarted)."""
+    if state is None or event.type == "GameStarted":
+        return _game_started(event)
+    after = state.copy()
+    APPLY[event.type](after, event)
+    return after
 
 
-def _next(s: GameState) -> GameState:
-    """``s`` with the version bumped (an event that changes nothing else)."""
-    return _new(GameState, (*s[:_VERSION], s[_VERSION] + 1))
+def fold_into(state: GameState, events: Any) -> None:
+    """Apply ``events`` to a working state, in place."""
+    for event in events:
+        APPLY[event.type](state, event)
 
 
-def _with(s: GameState, i: int, value: Any) -> GameState:
-    """``s`` with field ``i`` replaced and the version bumped."""
-    fields = list(s)
-    fields[i] = value
-    fields[_VERSION] += 1
-    return _new(GameState, fields)
+# --- the board and its census -----------------------------------------------------------------------------
+def _put(s: GameState, i: int, code: int) -> None:
+    """A piece onto space ``i`` (replacing what was there: a fact is applied as it says)."""
+    cells = s.cells
+    old = cells[i]
+    if old != EMPTY:
+        _clear(s, i)
+    g = s.group[i]
+    if g >= 0:
+        s.free[g] -= 1
+    cells[i] = code
+    if code >= TILE:
+        insort(s.tiles, i)
+    elif IS_KNIGHT[code]:
+        insort(s.knights, i)
 
 
-def _with2(s: GameState, i: int, value: Any, j: int, value2: Any) -> GameState:
-    """``s`` with fields ``i`` and ``j`` replaced and the version bumped."""
-    fields = list(s)
-    fields[i] = value
-    fields[j] = value2
-    fields[_VERSION] += 1
-    return _new(GameState, fields)
+def _clear(s: GameState, i: int) -> int:
+    """Empty space ``i``; returns the piece that was there."""
+    code = s.cells[i]
+    if code == EMPTY:
+        return code
+    s.cells[i] = EMPTY
+    g = s.group[i]
+    if g >= 0:
+        s.free[g] += 1
+    if code >= TILE:
+        s.tiles.remove(i)
+    elif IS_KNIGHT[code]:
+        s.knights.remove(i)
+    return code
 
 
-def _changed(s: GameState, **changes: Any) -> GameState:
-    """``s`` with named fields replaced and the version bumped (rare events)."""
-    fields = list(s)
-    for name, value in changes.items():
-        fields[_FIELD[name]] = value
-    fields[_VERSION] += 1
-    return _new(GameState, fields)
-
-
-def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
-    return (*values[:i], value, *values[i + 1 :])
+def _idx(s: GameState, space: str) -> int:
+    return s.layout.by_id[space]
 
 
 def _add(values: tuple[int, ...], i: int, delta: int) -> tuple[int, ...]:
     return (*values[:i], values[i] + delta, *values[i + 1 :])
 
 
-def _idx(state: GameState, space: str) -> int:
-    return state.layout.by_id[space]
-
-
-def _put(board: tuple[Any, ...], i: int, piece: Any) -> tuple[Any, ...]:
-    lst = list(board)
-    lst[i] = piece
-    return tuple(lst)
+def _set(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:i], value, *values[i + 1 :])
 
 
 # --- lifecycle ----------------------------------------------------------------------------------------------
-@_on(ev.GameStarted)
-def _game_started(_: None, e: ev.GameStarted) -> GameState:
+def _game_started(e: Any) -> GameState:
     layout = layout_from_record(e.layout)
     n = len(e.players)
     k = layout.constants
@@ -117,7 +115,7 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
         players=tuple(e.players),
         settings=settings,
         seed=e.seed,
-        board=(None,) * len(layout.spaces),
+        board=[EMPTY] * len(layout.spaces),
         thalers=(k["start_thalers"],) * n,
         vp=(0,) * n,
         tiles_in_supply=(k["tiles_per_colour"],) * n,
@@ -132,168 +130,155 @@ def _game_started(_: None, e: ev.GameStarted) -> GameState:
     )
 
 
+@_on(ev.GameStarted)
+def _started_again(s: GameState, e: Any) -> None:
+    raise ValueError("GameStarted opens a game: it cannot follow another event")
+
+
 @_on(ev.ElectoratesClosed)
-def _closed(s: GameState, e: ev.ElectoratesClosed) -> GameState:
-    return _changed(s, closed=frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates))
+def _closed(s: GameState, e: Any) -> None:
+    s.closed = frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates)
+    s.version += 1
 
 
 @_on(ev.DecisionRequested)
-def _requested(s: GameState, e: ev.DecisionRequested) -> GameState:
+def _requested(s: GameState, e: Any) -> None:
     prompt = e.prompt
+    s.prompt = prompt
     if prompt.decision == "actions":
-        return _with2(s, _PENDING, prompt, _TURN, prompt.seats[0])
-    return _with(s, _PENDING, prompt)
+        s.turn = prompt.seats[0]
+    s.version += 1
 
 
 @_on(ev.PhaseStarted)
-def _phase(s: GameState, e: ev.PhaseStarted) -> GameState:
+def _phase(s: GameState, e: Any) -> None:
+    s.round, s.phase, s.prompt = e.round, e.phase, None
     if e.phase == 1:  # a new round: electors come back from the privilege spaces
-        return _changed(s, round=e.round, phase=1, privilege_used=(False,) * 7, pending=None)
-    if e.phase == 4:
-        return _changed(
-            s,
-            round=e.round,
-            phase=4,
-            passed=frozenset(),
-            rival=None,
-            aims=(),
-            votes=(None,) * s.n,
-            pending=None,
-            turn=None,
-        )
-    return _changed(s, round=e.round, phase=e.phase, pending=None)
+        s.privilege_used = (False,) * 7
+    elif e.phase == 4:
+        s.passed, s.rival, s.aims, s.votes, s.turn = frozenset(), None, (), (None,) * s.n, None
+    s.version += 1
 
 
 @_on(ev.GameEnded)
-def _ended(s: GameState, e: ev.GameEnded) -> GameState:
-    return _changed(s, winners=tuple(e.winners), pending=None)
+def _ended(s: GameState, e: Any) -> None:
+    s.winners, s.prompt = tuple(e.winners), None
+    s.version += 1
 
 
 # --- pieces -----------------------------------------------------------------------------------------------
 @_on(ev.EmpireCityPlaced)
-def _empire_city_placed(s: GameState, e: ev.EmpireCityPlaced) -> GameState:
-    board = _put(s.board, _idx(s, e.space), City(EMPIRE))
-    return _with2(s, _BOARD, board, _EMPIRE_CITIES, s.empire_cities_in_supply - 1)
+def _empire_city_placed(s: GameState, e: Any) -> None:
+    _put(s, _idx(s, e.space), city_code(EMPIRE))
+    s.empire_cities_in_supply -= 1
+    s.version += 1
 
 
 @_on(ev.EmpireCityMoved)
-def _empire_city_moved(s: GameState, e: ev.EmpireCityMoved) -> GameState:
-    board = list(s.board)
-    board[_idx(s, e.from_space)] = None
-    board[_idx(s, e.to_space)] = City(EMPIRE)
-    return _with(s, _BOARD, tuple(board))
+def _empire_city_moved(s: GameState, e: Any) -> None:
+    _clear(s, _idx(s, e.from_space))
+    _put(s, _idx(s, e.to_space), city_code(EMPIRE))
+    s.version += 1
 
 
 @_on(ev.AristocratPlaced)
-def _aristocrat_placed(s: GameState, e: ev.AristocratPlaced) -> GameState:
-    board = _put(s.board, _idx(s, e.space), Tile(e.owner, e.couple, e.age))
-    return _with2(s, _BOARD, board, _TILES, _add(s.tiles_in_supply, e.owner, -1))
+def _aristocrat_placed(s: GameState, e: Any) -> None:
+    _put(s, _idx(s, e.space), tile_code(e.owner, e.couple, e.age))
+    s.tiles_in_supply = _add(s.tiles_in_supply, e.owner, -1)
+    s.version += 1
 
 
 @_on(ev.AristocratMoved)
-def _aristocrat_moved(s: GameState, e: ev.AristocratMoved) -> GameState:
-    src, dst = _idx(s, e.from_space), _idx(s, e.to_space)
-    board = list(s.board)
-    board[dst], board[src] = board[src], None
-    return _with(s, _BOARD, tuple(board))
+def _aristocrat_moved(s: GameState, e: Any) -> None:
+    _put(s, _idx(s, e.to_space), _clear(s, _idx(s, e.from_space)))
+    s.version += 1
 
 
-def _to_supply(s: GameState, space: str, owner: int) -> GameState:
-    return _with2(s, _BOARD, _put(s.board, _idx(s, space), None), _TILES, _add(s.tiles_in_supply, owner, 1))
-
-
-@_on(ev.AristocratReturned)
-def _aristocrat_returned(s: GameState, e: ev.AristocratReturned) -> GameState:
-    return _to_supply(s, e.space, e.owner)
-
-
-@_on(ev.AristocratDied)
-def _aristocrat_died(s: GameState, e: ev.AristocratDied) -> GameState:
-    return _to_supply(s, e.space, e.owner)
+@_on(ev.AristocratReturned, ev.AristocratDied)
+def _to_supply(s: GameState, e: Any) -> None:
+    _clear(s, _idx(s, e.space))
+    s.tiles_in_supply = _add(s.tiles_in_supply, e.owner, 1)
+    s.version += 1
 
 
 @_on(ev.AristocratsAged)
-def _aged(s: GameState, e: ev.AristocratsAged) -> GameState:
-    board = list(s.board)
+def _aged(s: GameState, e: Any) -> None:
+    cells, by_id = s.cells, s.layout.by_id
     for space in e.spaces:
-        i = _idx(s, space)
-        t = board[i]
-        board[i] = Tile(t.owner, t.couple, t.age + 10)  # type: ignore[union-attr]
-    return _with(s, _BOARD, tuple(board))
+        i = by_id[space]
+        cells[i] += 10  # the age is the low bits of a tile's code
+    s.version += 1
 
 
 @_on(ev.AristocratAgeChanged)
-def _age_changed(s: GameState, e: ev.AristocratAgeChanged) -> GameState:
+def _age_changed(s: GameState, e: Any) -> None:
     i = _idx(s, e.space)
-    t = s.board[i]
-    return _with(s, _BOARD, _put(s.board, i, Tile(t.owner, t.couple, e.age_after)))  # type: ignore[union-attr]
+    code = s.cells[i]
+    s.cells[i] = tile_code(OWNER[code], COUPLE[code], e.age_after)
+    s.version += 1
 
 
 @_on(ev.AristocratMarried)
-def _married(s: GameState, e: ev.AristocratMarried) -> GameState:
+def _married(s: GameState, e: Any) -> None:
     i = _idx(s, e.space)
-    t = s.board[i]
-    return _with(s, _BOARD, _put(s.board, i, Tile(t.owner, True, t.age)))  # type: ignore[union-attr]
+    code = s.cells[i]
+    s.cells[i] = tile_code(OWNER[code], True, AGE[code])
+    s.version += 1
 
 
 @_on(ev.KnightPlaced)
-def _knight_placed(s: GameState, e: ev.KnightPlaced) -> GameState:
-    board = _put(s.board, _idx(s, e.space), Knight(e.owner))
-    return _with2(s, _BOARD, board, _KNIGHTS, _add(s.knights_in_supply, e.owner, -1))
+def _knight_placed(s: GameState, e: Any) -> None:
+    _put(s, _idx(s, e.space), knight_code(e.owner))
+    s.knights_in_supply = _add(s.knights_in_supply, e.owner, -1)
+    s.version += 1
 
 
 @_on(ev.KnightMoved)
-def _knight_moved(s: GameState, e: ev.KnightMoved) -> GameState:
-    board = list(s.board)
-    board[_idx(s, e.from_space)] = None
-    board[_idx(s, e.to_space)] = Knight(e.owner)
-    return _with(s, _BOARD, tuple(board))
+def _knight_moved(s: GameState, e: Any) -> None:
+    _clear(s, _idx(s, e.from_space))
+    _put(s, _idx(s, e.to_space), knight_code(e.owner))
+    s.version += 1
 
 
 @_on(ev.KnightPushed)
-def _knight_pushed(s: GameState, e: ev.KnightPushed) -> GameState:
-    board = _put(s.board, _idx(s, e.space), None)
-    return _with2(s, _BOARD, board, _KNIGHTS, _add(s.knights_in_supply, e.owner, 1))
+def _knight_pushed(s: GameState, e: Any) -> None:
+    _clear(s, _idx(s, e.space))
+    s.knights_in_supply = _add(s.knights_in_supply, e.owner, 1)
+    s.version += 1
 
 
 @_on(ev.KnightPromoted)
-def _knight_promoted(s: GameState, e: ev.KnightPromoted) -> GameState:
-    return _changed(
-        s,
-        board=_put(s.board, _idx(s, e.space), Tile(e.owner, False, 15)),
-        knights_in_supply=_add(s.knights_in_supply, e.owner, 1),
-        tiles_in_supply=_add(s.tiles_in_supply, e.owner, -1),
-    )
+def _knight_promoted(s: GameState, e: Any) -> None:
+    i = _idx(s, e.space)
+    _clear(s, i)
+    _put(s, i, tile_code(e.owner, False, 15))
+    s.knights_in_supply = _add(s.knights_in_supply, e.owner, 1)
+    s.tiles_in_supply = _add(s.tiles_in_supply, e.owner, -1)
+    s.version += 1
 
 
 @_on(ev.CityPlaced)
-def _city_placed(s: GameState, e: ev.CityPlaced) -> GameState:
-    board = _put(s.board, _idx(s, e.space), City(e.owner))
-    return _with2(s, _BOARD, board, _CITIES, _add(s.cities_in_supply, e.owner, -1))
+def _city_placed(s: GameState, e: Any) -> None:
+    _put(s, _idx(s, e.space), city_code(e.owner))
+    s.cities_in_supply = _add(s.cities_in_supply, e.owner, -1)
+    s.version += 1
 
 
 # --- thalers and points -------------------------------------------------------------------------------------
-@_on(ev.IncomeCollected)
-def _income(s: GameState, e: ev.IncomeCollected) -> GameState:
-    return _with(s, _THALERS, _set(s.thalers, e.seat, e.balance))
-
-
-@_on(ev.ThalersChanged)
-def _thalers(s: GameState, e: ev.ThalersChanged) -> GameState:
-    return _with(s, _THALERS, _set(s.thalers, e.seat, e.balance))
+@_on(ev.IncomeCollected, ev.ThalersChanged)
+def _thalers(s: GameState, e: Any) -> None:
+    s.thalers = _set(s.thalers, e.seat, e.balance)
+    s.version += 1
 
 
 @_on(ev.VictoryPointsScored)
-def _vp(s: GameState, e: ev.VictoryPointsScored) -> GameState:
-    return _with(s, _VP, _set(s.vp, e.seat, e.total))
+def _vp(s: GameState, e: Any) -> None:
+    s.vp = _set(s.vp, e.seat, e.total)
+    s.version += 1
 
 
 # --- phases III and IV --------------------------------------------------------------------------------------
-def _unchanged(s: GameState, _: Event) -> GameState:
-    return _next(s)
-
-
-for _informational in (
+@_on(
     ev.DescendantsCounted,
     ev.SonLost,
     ev.DaughterOffered,
@@ -305,77 +290,94 @@ for _informational in (
     ev.VotesRevealed,
     ev.EmperorRetained,
     ev.ThroneLeftEmpty,
-):
-    _on(_informational)(_unchanged)
+)
+def _unchanged(s: GameState, _: Any) -> None:
+    s.version += 1
 
 
 @_on(ev.CardsReturned)
-def _cards_returned(s: GameState, _: ev.CardsReturned) -> GameState:
-    return _with(s, _PLAY_AREAS, ((),) * s.n)
+def _cards_returned(s: GameState, _: Any) -> None:
+    s.play_areas = ((),) * s.n
+    s.taken = {}
+    s.version += 1
 
 
 @_on(ev.CardEffectCopied)
-def _effect_copied(s: GameState, _: ev.CardEffectCopied) -> GameState:
-    return _next(s)  # Trier copies an effect: no card goes into a play area [P6]
+def _effect_copied(s: GameState, _: Any) -> None:
+    s.version += 1  # Trier copies an effect: no card goes into a play area [P6]
 
 
 @_on(ev.CardTaken)
-def _card_taken(s: GameState, e: ev.CardTaken) -> GameState:
-    areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], e.card))
-    rival = e.seat if e.card == "rival" else s.rival
-    return _with2(s, _PLAY_AREAS, areas, _RIVAL, rival)
+def _card_taken(s: GameState, e: Any) -> None:
+    card = e.card
+    s.play_areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], card))
+    taken = s.taken.copy()
+    taken[card] = taken.get(card, 0) + 1
+    s.taken = taken
+    if card == "rival":
+        s.rival = e.seat
+    s.version += 1
 
 
 @_on(ev.PrivilegeUsed)
-def _privilege(s: GameState, e: ev.PrivilegeUsed) -> GameState:
-    return _with(s, _PRIVILEGE_USED, _set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True))
+def _privilege(s: GameState, e: Any) -> None:
+    s.privilege_used = _set(s.privilege_used, ELECTORATE_KEYS.index(e.electorate), True)
+    s.version += 1
 
 
 @_on(ev.Passed)
 @_on(ev.ActionsEnded)
-def _passed(s: GameState, e: ev.Passed | ev.ActionsEnded) -> GameState:
-    return _with(s, _PASSED, s.passed | {e.seat})
+def _passed(s: GameState, e: Any) -> None:
+    s.passed = s.passed | {e.seat}
+    s.version += 1
 
 
 # --- phase VI ---------------------------------------------------------------------------------------------
 @_on(ev.ElectionCalled)
-def _election(s: GameState, e: ev.ElectionCalled) -> GameState:
-    return _with(s, _VOTES, (None,) * s.n)
+def _election(s: GameState, e: Any) -> None:
+    s.votes = (None,) * s.n
+    s.version += 1
 
 
 @_on(ev.CardAimed)
-def _aimed(s: GameState, e: ev.CardAimed) -> GameState:
-    return _with(s, _AIMS, (*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate))))
+def _aimed(s: GameState, e: Any) -> None:
+    s.aims = (*s.aims, (e.card, ELECTORATE_KEYS.index(e.electorate)))
+    s.version += 1
 
 
 @_on(ev.VoteSealed)
-def _sealed(s: GameState, e: ev.VoteSealed) -> GameState:
-    return _with(s, _VOTES, _set(s.votes, e.seat, e.candidate))
+def _sealed(s: GameState, e: Any) -> None:
+    s.votes = _set(s.votes, e.seat, e.candidate)
+    s.version += 1
 
 
 @_on(ev.EmperorElected)
-def _elected(s: GameState, e: ev.EmperorElected) -> GameState:
-    return _with(s, _EMPEROR, e.seat)
+def _elected(s: GameState, e: Any) -> None:
+    s.emperor = e.seat
+    s.version += 1
 
 
 # --- clocks [X16] -------------------------------------------------------------------------------------------------
 @_on(ClockStamped)
-def _stamped(s: GameState, e: ClockStamped) -> GameState:
+def _stamped(s: GameState, e: Any) -> None:
     assert s.settings.clock is not None and s.clocks is not None
-    return _changed(s, clocks=clock.stamp(s.settings.clock, s.clocks, e.at_ms, e.seat, awaited(s), e.timed_out))
+    s.clocks = clock.stamp(s.settings.clock, s.clocks, e.at_ms, e.seat, awaited(s), e.timed_out)
+    s.version += 1
 
 
 @_on(SeatTimedOut)
-def _timed_out(s: GameState, e: SeatTimedOut) -> GameState:
+def _timed_out(s: GameState, e: Any) -> None:
     assert s.clocks is not None
-    return _changed(s, clocks=clock.timed_out(s.clocks, e.seat))
+    s.clocks = clock.timed_out(s.clocks, e.seat)
+    s.version += 1
 
 
 @_on(SeatHandedOver)
-def _handed_over(s: GameState, e: SeatHandedOver) -> GameState:  # [X21]
+def _handed_over(s: GameState, e: Any) -> None:  # [X22]
     assert s.clocks is not None
-    return _changed(s, clocks=clock.hand_over(s.clocks, e.seat, e.bot))
+    s.clocks = clock.hand_over(s.clocks, e.seat, e.bot)
+    s.version += 1
 
 
-missing = set(ev.EVENT_TYPES) - set(_HANDLERS)
+missing = set(ev.EVENT_TYPES) - set(APPLY)
 assert not missing, f"events without a fold: {missing}"

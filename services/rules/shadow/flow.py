@@ -7,7 +7,8 @@ True when they did.
 
 from __future__ import annotations
 
-from events.shadow import events as ev
+from typing import Any
+
 from services.rules.shadow.effects import (
     E,
     Tx,
@@ -36,7 +37,7 @@ from services.rules.shadow.queries import (
     push_options,
     throne_candidates,
 )
-from services.rules.shadow.state import EMPIRE, City, GameState, Tile
+from services.rules.shadow.state import AGE, CITY_CODE, EMPTY, OWNER, TILE, GameState
 
 SETUP_STEPS = (
     ("setup_elector", False, 45),
@@ -110,10 +111,11 @@ def collect_income(tx: Tx) -> None:
     for e in open_electorates(s):
         holder = elector_owner(s, e)
         for i in s.layout.electorates[e].cities:
-            city = s.board[i]
-            if isinstance(city, City) and city.owner != EMPIRE:
-                own[city.owner] += 1
-                if holder is not None and holder != city.owner:
+            code = s.cells[i]
+            if CITY_CODE < code < TILE:  # a player's city (not the empire's)
+                owner = OWNER[code]
+                own[owner] += 1
+                if holder is not None and holder != owner:
                     controlled[holder] += 1
     saxony_holder = elector_owner(s, SAXONY) if SAXONY not in s.closed else None
     for seat in range(s.n):
@@ -137,11 +139,13 @@ def collect_income(tx: Tx) -> None:
 def age_aristocrats(tx: Tx) -> None:
     """Phase II: every tile aged 45 dies, then every other tile ages one step [A1]."""
     s = tx.state
-    tiles = [i for i, p in enumerate(s.board) if isinstance(p, Tile)]
+    cells = s.cells
+    tiles = [i for i, code in enumerate(cells) if code >= TILE]
     for i in tiles:
-        if s.board[i].age == 45:  # type: ignore[union-attr]
+        if AGE[cells[i]] == 45:
             kill(tx, i, "old_age", ("A1",))
-    survivors = tuple(tx.sid(i) for i in tiles if tx.state.board[i] is not None)
+    cells = tx.state.cells
+    survivors = tuple(tx.sid(i) for i in tiles if cells[i] != EMPTY)
     if survivors:
         tx.emit(E.AristocratsAged(spaces=survivors, rulings=("A1",)))
 
@@ -150,7 +154,7 @@ def fill_empty_throne(tx: Tx, after: str) -> bool:
     """The Emperor's player replaces a dead Emperor with one of his aristocrats on an aristocrat space,
     keeping its age, else a Baron aged 45 from supply [A2, X4, X5]."""
     s = tx.state
-    if s.board[s.layout.throne] is not None:
+    if s.cells[s.layout.throne] != EMPTY:
         return False
     candidates = throne_candidates(s, s.emperor, include_eminence=False)
     options = distinct_spaces(s, candidates)
@@ -343,7 +347,7 @@ def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bo
 def seat_elector(tx: Tx, e: int, source: int) -> None:
     """The chosen tile takes the seat and its owner scores 2 VP [V3, V4]."""
     s = tx.state
-    owner = s.board[source].owner  # type: ignore[union-attr]
+    owner = OWNER[s.cells[source]]
     move_tile(tx, source, s.layout.electorates[e].elector, None, "new_elector", ("V4",))
     score(tx, owner, 2, f"new elector in {s.layout.electorates[e].name}", ("V3",))
 
@@ -352,16 +356,16 @@ def settle_displaced(tx: Tx, e: int) -> bool:
     """The displaced elector goes to a free aristocrat space of the electorate, pushing a knight if there is
     none (its owner chooses which), else to supply [V4, D2, X6]; then the electorate is finished."""
     s = tx.state
-    aside = s.board[s.layout.aside]
-    if aside is not None:
+    aside = s.cells[s.layout.aside]
+    if aside != EMPTY:
         pushes = push_options(s, e)
         distinct = distinct_pushes(s, pushes)
         if len(distinct) > 1:
             request(
                 tx,
                 "place_displaced",
-                (aside.owner,),
-                ("V4", "D2", "X6"),  # type: ignore[union-attr]
+                (OWNER[aside],),
+                ("V4", "D2", "X6"),
                 electorate=s.layout.electorates[e].key,
                 step=e,
             )
@@ -426,9 +430,9 @@ def open_votes(tx: Tx) -> None:
         reveal_votes(tx)
 
 
-def vote_tally(s: GameState) -> list[list[ev.VoteSource]]:
+def vote_tally(s: GameState) -> list[list[Any]]:
     """Each player's votes and their sources [E1]."""
-    sources: list[list[ev.VoteSource]] = [[] for _ in range(s.n)]
+    sources: list[list[Any]] = [[] for _ in range(s.n)]
     aims = dict(s.aims)
     excommunicated = aims.get("excommunication")
     for e in open_electorates(s):
@@ -438,12 +442,12 @@ def vote_tally(s: GameState) -> list[list[ev.VoteSource]]:
         info = s.layout.electorates[e]
         votes = 2 if info.key == "bohemia" else 1
         if e == excommunicated:
-            sources[holder].append(ev.VoteSource(source=f"elector of {info.name} (excommunicated)", votes=0))
+            sources[holder].append(E.VoteSource(source=f"elector of {info.name} (excommunicated)", votes=0))
         else:
-            sources[holder].append(ev.VoteSource(source=f"elector of {info.name}", votes=votes))
+            sources[holder].append(E.VoteSource(source=f"elector of {info.name}", votes=votes))
     for seat in range(s.n):
         if "pope" in s.play_areas[seat]:
-            sources[seat].append(ev.VoteSource(source="Pope", votes=s.play_areas[seat].count("pope")))
+            sources[seat].append(E.VoteSource(source="Pope", votes=s.play_areas[seat].count("pope")))
     church = aims.get("church_influence")
     if church is not None:
         holder = elector_owner(s, church)
@@ -452,9 +456,9 @@ def vote_tally(s: GameState) -> list[list[ev.VoteSource]]:
             pieces = sum(
                 1
                 for i in (info.elector, info.eminence, *info.aristocrats, *info.castles)
-                if s.board[i] is not None and not isinstance(s.board[i], City) and s.board[i].owner == holder
+                if s.cells[i] != EMPTY and not CITY_CODE <= s.cells[i] < TILE and OWNER[s.cells[i]] == holder
             )
-            sources[holder].append(ev.VoteSource(source=f"Church influence in {info.name}", votes=pieces))
+            sources[holder].append(E.VoteSource(source=f"Church influence in {info.name}", votes=pieces))
     return sources
 
 
@@ -470,7 +474,7 @@ def reveal_votes(tx: Tx) -> None:
         candidate = "emperor" if seat == emperor else "rival" if seat == rival else s.votes[seat]
         votes = sum(src.votes for src in sources[seat])
         totals[candidate] += votes  # type: ignore[index]
-        ballots.append(ev.SeatVotes(seat=seat, candidate=candidate, votes=votes, sources=tuple(sources[seat])))  # type: ignore[arg-type]
+        ballots.append(E.SeatVotes(seat=seat, candidate=candidate, votes=votes, sources=tuple(sources[seat])))  # type: ignore[arg-type]
     winner_side = "rival" if totals["rival"] > totals["emperor"] else "emperor"
     winner = rival if winner_side == "rival" else emperor
     tx.emit(
@@ -507,7 +511,7 @@ def reveal_votes(tx: Tx) -> None:
             rulings=("E2", "E4"),
         )
     )
-    if tx.state.board[s.layout.throne] is not None:
+    if tx.state.cells[s.layout.throne] != EMPTY:
         move_tile(tx, s.layout.throne, s.layout.aside, None, "dethroned", ("E4",))
     options = distinct_spaces(tx.state, throne_candidates(tx.state, rival, include_eminence=True))
     if len(options) > 1:
@@ -521,11 +525,11 @@ def settle_dethroned(tx: Tx) -> None:
     """The old Emperor's tile goes to a free aristocrat space of an electorate of his choice (push per D2),
     else to supply [E4]; then phase VII."""
     s = tx.state
-    aside = s.board[s.layout.aside]
-    if aside is not None:
+    aside = s.cells[s.layout.aside]
+    if aside != EMPTY:
         options = [(e, p) for e in open_electorates(s) for p in distinct_pushes(s, push_options(s, e))]
         if len(options) > 1:
-            request(tx, "place_dethroned", (aside.owner,), ("E4", "D2"))  # type: ignore[union-attr]
+            request(tx, "place_dethroned", (OWNER[aside],), ("E4", "D2"))
             return
         if options:
             place_aside(tx, options[0][0], options[0][1], True, ("E4", "X5"))

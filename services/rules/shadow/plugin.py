@@ -1,8 +1,8 @@
 """In the Shadow of the Emperor as one game plug-in: what the ``throne.games`` entry point ``shadow`` loads.
 
 The rules (:class:`ShadowRules`), the presenter (:class:`ShadowPresenter`), the bots (``heuristic``, the
-default opponent, and ``random``), the rules reference RULES.md, and the JSON Schemas of the table settings,
-the commands, the events and the views.
+default opponent, ``random`` and ``search``), the rules reference RULES.md, and the JSON Schemas of the table
+settings, the commands, the events and the views.
 """
 
 from __future__ import annotations
@@ -26,6 +26,12 @@ def _heuristic(seed: int) -> Bot:
     return HeuristicBot(seed)
 
 
+def _search(seed: int) -> Bot:
+    from services.rules.shadow.bots.search import search_bot
+
+    return search_bot(seed)
+
+
 def _random(seed: int) -> Bot:
     from services.bots.random_bot import RandomBot
 
@@ -34,6 +40,12 @@ def _random(seed: int) -> Bot:
 
 def _bench_heuristic(ctx: Any) -> JSON:
     from services.rules.shadow.bots.bench import bench
+
+    return bench(ctx)
+
+
+def _bench_search(ctx: Any) -> JSON:
+    from services.rules.shadow.bots.search_bench import bench
 
     return bench(ctx)
 
@@ -51,11 +63,11 @@ def plugin() -> GamePlugin:
     return GamePlugin(
         rules=rules,
         presenter=ShadowPresenter(rules),
-        bots={"heuristic": _heuristic, "random": _random},
+        bots={"heuristic": _heuristic, "random": _random, "search": _search},
         rules_reference=HERE / "RULES.md",
         settings_schema=_schema("shadow.settings", ShadowSettings.model_json_schema()),
         command_schema=_schema("shadow.commands", COMMAND_ADAPTER.json_schema()),
         event_schema=_schema("shadow.events", EVENT_ADAPTER.json_schema()),
         view_schema=_schema("shadow.views", VIEW_ADAPTER.json_schema()),
-        bench_sections=(_bench_heuristic,),
+        bench_sections=(_bench_heuristic, _bench_search),
     )

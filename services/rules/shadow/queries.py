@@ -1,50 +1,61 @@
-"""Read-only questions about a state, shared by the legal-command enumeration, the effects and the flow."""
+"""Read-only questions about a state, shared by the legal-command enumeration, the effects, the flow, the
+explanations and the bots: the one copy of what the rules ask of a position.
+
+They read the integer-coded board (``GameState.cells``, codes in state.py) and the census ``evolve`` keeps
+(``GameState.free``: the empty spaces of each electorate's aristocrat, castle and city spaces).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from itertools import compress, repeat
-from operator import is_
+from collections.abc import Iterator
 from typing import Any
 
 from services.rules.shadow.board import ARISTOCRAT, CASTLE, ELECTOR, EMINENCE, THRONE, Layout
-from services.rules.shadow.state import EMPIRE, City, GameState, Knight, Tile
+from services.rules.shadow.state import (
+    AGE,
+    CITY_CODE,
+    COUPLE,
+    EMPIRE,
+    EMPTY,
+    IS_KNIGHT,
+    KNIGHT,
+    OWNER,
+    POWER,
+    TILE,
+    GameState,
+    city_code,
+)
 
 MAINZ, KOELN, TRIER, PALATINATE, SAXONY, BRANDENBURG, BOHEMIA = range(7)
 DOCTOR_KINDS = (THRONE, ELECTOR, ARISTOCRAT, EMINENCE)
-
-
-class _lazy:
-    """A per-instance attribute computed on first access (then a plain attribute)."""
-
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
-        self.fn = fn
-        self.name = fn.__name__
-
-    def __get__(self, obj: Any, owner: Any = None) -> Any:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.fn(obj)
-        return value
-
-
-_NoneType = type(None)
-
-
-def _span(spaces: tuple[int, ...]) -> tuple[int, int]:
-    """``spaces`` as a slice (start, stop): the spaces of one kind in one electorate are consecutive."""
-    start = spaces[0] if spaces else 0
-    assert spaces == tuple(range(start, start + len(spaces))), spaces
-    return start, start + len(spaces)
+EMPIRE_CITY = city_code(EMPIRE)
 
 
 class Tables:
-    """A layout by index: names of spaces and electorates (to build command keys), per electorate the slices
-    of its aristocrat, castle and city spaces, and the stack size of each card per number of players."""
+    """A layout by index: names of spaces and electorates (to build command keys), the kind and electorate of each
+    space, per electorate its spaces, and the stack size of each card per number of players."""
 
     __slots__ = (
-        "aristocrats", "castles", "cities", "ekeys", "electorate_of", "groups", "kinds", "layout", "marriage",
-        "sids", "stacks",
+        "a_pair",
+        "aristocrats",
+        "c_pair",
+        "castles",
+        "cities",
+        "doctor",
+        "ekey1",
+        "ekeys",
+        "electorate_of",
+        "free_pairs",
+        "kinds",
+        "layout",
+        "marriage",
+        "power_spaces",
+        "push_pair",
+        "sid1",
+        "sids",
+        "spaces",
+        "stacks",
+        "wed",
     )  # fmt: skip
 
     def __init__(self, layout: Layout) -> None:
@@ -59,14 +70,30 @@ class Tables:
             or (sp.kind == ELECTOR and not layout.electorates[sp.electorate].spiritual)
             for sp in layout.spaces
         )
+        # Spaces where an opponent's Baron may receive a daughter [D3] (see marriageable_barons).
+        self.wed: tuple[bool, ...] = tuple(
+            sp.kind in (THRONE, ARISTOCRAT) or (sp.kind == ELECTOR and not layout.electorates[sp.electorate].spiritual)
+            for sp in layout.spaces
+        )
+        self.doctor: tuple[bool, ...] = tuple(kind in DOCTOR_KINDS for kind in self.kinds)
         self.ekeys: tuple[str, ...] = tuple(e.key for e in layout.electorates)
-        self.aristocrats = tuple(_span(e.aristocrats) for e in layout.electorates)
-        self.castles = tuple(_span(e.castles) for e in layout.electorates)
-        self.cities = tuple(_span(e.cities) for e in layout.electorates)
+        self.aristocrats = tuple(e.aristocrats for e in layout.electorates)
+        self.castles = tuple(e.castles for e in layout.electorates)
+        self.cities = tuple(e.cities for e in layout.electorates)
+        self.power_spaces = tuple(
+            (e.elector, e.eminence, *e.aristocrats, *e.castles, *e.cities) for e in layout.electorates
+        )
         self.stacks = {n: {k: c.stack_size(n) for k, c in layout.cards.items()} for n in (2, 3, 4)}
-        # (electorate, aristocrat start, stop, castle start, stop, city start, stop)
-        self.groups = tuple(
-            (e, *self.aristocrats[e], *self.castles[e], *self.cities[e]) for e in range(len(layout.electorates))
+        # The parts of command keys, made once: (space id,), (electorate key,), (electorate key, None) for a free
+        # placement, (electorate key, kind) for a knight's space, (electorate key, space id) for a push.
+        self.spaces = range(len(layout.spaces))
+        self.sid1 = tuple((sid,) for sid in self.sids)
+        self.ekey1 = tuple((key,) for key in self.ekeys)
+        self.free_pairs = tuple([(key, None)] for key in self.ekeys)
+        self.a_pair = tuple((key, ARISTOCRAT) for key in self.ekeys)
+        self.c_pair = tuple((key, CASTLE) for key in self.ekeys)
+        self.push_pair = tuple(
+            (self.ekeys[e], sid) if e >= 0 else None for e, sid in zip(self.electorate_of, self.sids, strict=True)
         )
 
 
@@ -82,169 +109,136 @@ def tables(layout: Layout) -> Tables:
 
 
 _open: dict[tuple[int, frozenset[int]], tuple[int, ...]] = {}
+_FREE: tuple[int | None, ...] = (None,)
+
+
+class _lazy:
+    """A per-instance attribute computed on first access (then a plain attribute): for the census answers only
+    some questions ask."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
 
 
 class Census:
-    """Answers about one state that several questions share, each computed at most once and only when asked:
-    listing the legal commands asks many questions of the same state, and one pass over the board answers
-    them all. Read-only; get it with :func:`census`."""
+    """Answers about one state that several questions share, worked out once per state version: listing the
+    legal commands asks many questions of the same position. Get it with :func:`census`.
+
+    It reads what ``evolve`` keeps: the free spaces of each group (``GameState.free``) and the spaces holding a
+    tile or a knight (``GameState.tiles``, ``GameState.knights``); what it works out from them are the parts of
+    the phase IV command keys, made once per position."""
 
     def __init__(self, s: GameState) -> None:
         self.s = s
-        self.t = tables(s.layout)
-
-    @_lazy
-    def types(self) -> tuple[type, ...]:
-        """The type of the piece on each space (NoneType: empty)."""
-        return tuple(map(type, self.s.board))
-
-    @_lazy
-    def tiles(self) -> list[tuple[int, Tile]]:
-        """(space, tile) of every tile on the board, in board order (the scan also lists the knights)."""
-        board = self.s.board
-        tiles: list[tuple[int, Tile]] = []
-        knights: list[tuple[int, Knight]] = []
-        for i in compress(range(len(board)), board):  # the occupied spaces (a piece is true, None false)
-            p = board[i]
-            kind = type(p)
-            if kind is Tile:
-                tiles.append((i, p))  # type: ignore[arg-type]
-            elif kind is Knight:
-                knights.append((i, p))  # type: ignore[arg-type]
-        self.__dict__["knights"] = knights
-        return tiles
-
-    @_lazy
-    def knights(self) -> list[tuple[int, Knight]]:
-        """(space, knight) of every knight on the board, in board order."""
-        self.tiles  # noqa: B018 -- the scan of the tiles lists the knights
-        return self.__dict__["knights"]  # type: ignore[no-any-return]
-
-    @_lazy
-    def open(self) -> tuple[int, ...]:
-        """Open electorates [T1]."""
-        s = self.s
+        self.version = s.version
+        t = self.t = tables(s.layout)
+        cells = s.cells
         key = (len(s.layout.electorates), s.closed)
-        found = _open.get(key)
-        if found is None:
-            found = _open[key] = tuple(e for e in range(key[0]) if e not in s.closed)
-        return found
-
-    def _electorates(self) -> None:
-        """One pass over the electorates for ``pushes``, ``knight_spaces`` and ``free_cities``."""
-        types = self.types
-        closed = self.s.closed
-        pushes: list[tuple[int | None, ...]] = []
-        knight_spaces: list[tuple[str, int]] = []
-        free_cities: list[int] = []
-        for e, a0, a1, c0, c1, t0, t1 in self.t.groups:
-            if e in closed:
-                pushes.append(())
-                continue
-            if _NoneType in types[a0:a1]:
-                pushes.append(_FREE)
-                knight_spaces.append((ARISTOCRAT, e))
+        opened = _open.get(key)
+        if opened is None:
+            opened = _open[key] = tuple(e for e in range(key[0]) if e not in s.closed)
+        self.open = opened
+        free = s.free
+        # the parts of command keys: (electorate, kind) of each free knight space, (electorate, push) of each way
+        # to place an aristocrat (all, and per electorate), (electorate,) of each free city space
+        knight_pairs: list[tuple[str, str]] = []
+        place_pairs: list[tuple[str, str | None]] = []
+        pairs_in: list[Any] = [()] * key[0]
+        city_keys: list[tuple[str]] = []
+        a_pair, c_pair, free_pairs, push_pair, ekey1 = t.a_pair, t.c_pair, t.free_pairs, t.push_pair, t.ekey1
+        aristocrats = t.aristocrats
+        for e in opened:
+            g = 3 * e
+            if free[g]:
+                knight_pairs.append(a_pair[e])
+                pairs = free_pairs[e]
             else:
-                pushes.append(tuple(compress(range(a0, a1), map(is_, types[a0:a1], repeat(Knight)))))
-            if c0 != c1 and _NoneType in types[c0:c1]:
-                knight_spaces.append((CASTLE, e))
-            if _NoneType in types[t0:t1]:
-                free_cities.append(e)
-        found = self.__dict__
-        found["pushes"] = tuple(pushes)
-        found["knight_spaces"] = tuple(knight_spaces)
-        found["free_cities"] = tuple(free_cities)
+                pairs = [push_pair[i] for i in aristocrats[e] if IS_KNIGHT[cells[i]]]
+            pairs_in[e] = pairs
+            place_pairs += pairs
+            if free[g + 1]:
+                knight_pairs.append(c_pair[e])
+            if free[g + 2]:
+                city_keys.append(ekey1[e])
+        self.knight_pairs, self.place_pairs, self.pairs_in, self.city_keys = (
+            knight_pairs, place_pairs, pairs_in, city_keys
+        )  # fmt: skip
+
+    @property
+    def taken(self) -> dict[str, int]:
+        """Cards of each type lying in play areas."""
+        return self.s.taken
+
+    @_lazy
+    def tiles(self) -> list[tuple[int, int]]:
+        """(space, code) of every tile on the board, in board order."""
+        cells = self.s.cells
+        return [(i, cells[i]) for i in self.s.tiles]
+
+    @_lazy
+    def knights(self) -> list[tuple[int, int]]:
+        """(space, code) of every knight on the board, in board order."""
+        cells = self.s.cells
+        return [(i, cells[i]) for i in self.s.knights]
 
     @_lazy
     def pushes(self) -> tuple[tuple[int | None, ...], ...]:
         """:func:`push_options` of every electorate, by index."""
-        self._electorates()
-        return self.__dict__["pushes"]  # type: ignore[no-any-return]
+        return tuple(tuple(push_options(self.s, e)) for e in range(len(self.s.layout.electorates)))
 
     @_lazy
     def knight_spaces(self) -> tuple[tuple[str, int], ...]:
         """(kind, electorate) with a free aristocrat or castle space for a knight, in board order [X1]."""
-        self._electorates()
-        return self.__dict__["knight_spaces"]  # type: ignore[no-any-return]
+        free = self.s.free
+        return tuple((kind, e) for e in self.open for kind, g in ((ARISTOCRAT, 3 * e), (CASTLE, 3 * e + 1)) if free[g])
 
     @_lazy
     def free_cities(self) -> tuple[int, ...]:
         """Open electorates with a free city space."""
-        self._electorates()
-        return self.__dict__["free_cities"]  # type: ignore[no-any-return]
+        return tuple(e for e in self.open if self.s.free[3 * e + 2])
 
-    @_lazy
-    def places(self) -> tuple[tuple[int, str, tuple[str | None, ...]], ...]:
-        """(electorate, its key, :func:`push_options` as space ids) of every open electorate, in board order."""
-        sids, ekeys = self.t.sids, self.t.ekeys
-        pushes = self.pushes
-        out = []
-        for e in self.open:
-            options = pushes[e]
-            out.append((e, ekeys[e], options if options is _FREE else tuple(map(sids.__getitem__, options))))
-        return tuple(out)  # type: ignore[arg-type]
-
-    @_lazy
-    def taken(self) -> dict[str, int]:
-        """Cards of each type lying in play areas."""
-        taken: dict[str, int] = {}
-        for area in self.s.play_areas:
-            for card in area:
-                taken[card] = taken.get(card, 0) + 1
-        return taken
-
-    # --- per-seat questions (the census answers them from its lists, without a second pass over the board) ---
+    # --- per-seat questions (the census answers them from its lists, without a pass over the board) ---
     def tiles_of(self, seat: int, kinds: tuple[str, ...]) -> list[int]:
         """Spaces of the given kinds holding a tile of ``seat``, in board order."""
-        kind_of = self.t.kinds
-        return [i for i, piece in self.tiles if piece.owner == seat and kind_of[i] in kinds]
+        kind_of, cells = self.t.kinds, self.s.cells
+        return [i for i in self.s.tiles if OWNER[cells[i]] == seat and kind_of[i] in kinds]
 
     def knights_of(self, seat: int, kinds: tuple[str, ...] = (ARISTOCRAT, CASTLE)) -> list[int]:
         """Spaces of the given kinds holding a knight of ``seat``, in board order."""
-        kind_of = self.t.kinds
-        return [i for i, piece in self.knights if piece.owner == seat and kind_of[i] in kinds]
+        kind_of, cells = self.t.kinds, self.s.cells
+        code = KNIGHT + seat
+        return [i for i in self.s.knights if cells[i] == code and kind_of[i] in kinds]
 
     def doctor_targets(self, seat: int) -> list[int]:
         """Tiles the Doctor / Köln may touch: own tiles above 15, any opponent tile [P3, X10]; in board order."""
-        kind_of = self.t.kinds
-        return [i for i, piece in self.tiles if kind_of[i] in DOCTOR_KINDS and (piece.owner != seat or piece.age > 15)]
+        doctor, cells = self.t.doctor, self.s.cells
+        return [i for i in self.s.tiles if doctor[i] and (OWNER[cells[i]] != seat or AGE[cells[i]] > 15)]
 
     def own_barons_for_marriage(self, seat: int) -> list[int]:
         """The seat's Barons that may become a Couple by the Foreign king's daughter: on the throne, an aristocrat
         space, a Gray eminence slot or a secular elector seat (``Tables.marriage``) [P5]; in board order."""
-        marriage = self.t.marriage
-        return [i for i, piece in self.tiles if piece.owner == seat and not piece.couple and marriage[i]]
-
-
-_FREE: tuple[int | None, ...] = (None,)
+        marriage, cells = self.t.marriage, self.s.cells
+        return [i for i in self.s.tiles if OWNER[cells[i]] == seat and not COUPLE[cells[i]] and marriage[i]]
 
 
 _last_census: Census | None = None
 
 
 def census(s: GameState) -> Census:
-    """The census of ``s``. The latest one is kept and recognised by the identity of its state (a state is
-    immutable, and the census holds it, so an equal identity means the same state)."""
+    """The census of ``s`` at its version (the latest one is kept: listing and deciding ask the same state)."""
     global _last_census
     last = _last_census
-    if last is not None and last.s is s:
+    if last is not None and last.s is s and last.version == s.version:
         return last
     found = _last_census = Census(s)
-    if last is not None and last.s.board is s.board and last.t.layout is s.layout:
-        # The same board (an event that moved no piece): its answers carry over; those of the electorates
-        # also depend on the closed ones.
-        before, now = last.__dict__, found.__dict__
-        for name in _BOARD_ANSWERS if last.s.closed is s.closed else _PIECE_ANSWERS:
-            if name in before:
-                now[name] = before[name]
-    if last is not None and last.s.play_areas is s.play_areas and "taken" in last.__dict__:
-        found.__dict__["taken"] = last.__dict__["taken"]  # the same play areas: the same cards taken
     return found
-
-
-# Census answers that depend on the board only, and those that depend on the board and the closed electorates.
-_PIECE_ANSWERS = ("types", "tiles", "knights")
-_BOARD_ANSWERS = (*_PIECE_ANSWERS, "open", "pushes", "knight_spaces", "free_cities", "places")
 
 
 def clockwise_from(s: GameState, first: int) -> list[int]:
@@ -259,17 +253,23 @@ def open_electorates(s: GameState) -> list[int]:
 
 def first_free(s: GameState, spaces: tuple[int, ...]) -> int | None:
     """The lowest-numbered empty space among ``spaces`` [X1]."""
-    board = s.board
+    cells = s.cells
     for i in spaces:
-        if board[i] is None:
+        if cells[i] == EMPTY:
             return i
     return None
 
 
+def owner_at(s: GameState, i: int) -> int | None:
+    """Owner of the piece on space ``i`` (None: empty; EMPIRE: an empire city)."""
+    code = s.cells[i]
+    return None if code == EMPTY else OWNER[code]
+
+
 def elector_owner(s: GameState, e: int) -> int | None:
     """Owner of the elector of electorate ``e`` (None: empty seat)."""
-    t = s.board[s.layout.electorates[e].elector]
-    return t.owner if t is not None else None  # type: ignore[union-attr]
+    code = s.cells[s.layout.electorates[e].elector]
+    return None if code == EMPTY else OWNER[code]
 
 
 def holds_privilege(s: GameState, seat: int, e: int) -> bool:
@@ -277,16 +277,25 @@ def holds_privilege(s: GameState, seat: int, e: int) -> bool:
     return not s.privilege_used[e] and elector_owner(s, e) == seat
 
 
+def is_tile(s: GameState, i: int) -> bool:
+    """Whether a tile stands on space ``i``."""
+    return s.cells[i] >= TILE
+
+
+def is_knight(s: GameState, i: int) -> bool:
+    """Whether a knight stands on space ``i``."""
+    return KNIGHT <= s.cells[i] < CITY_CODE
+
+
 def push_options(s: GameState, e: int) -> list[int | None]:
     """Ways to put an aristocrat into ``e``: [None] when an aristocrat space is free, else the aristocrat
     spaces holding a knight that may be pushed [D2]; empty when no aristocrat can go there."""
     if e in s.closed:
         return []
-    spaces = s.layout.electorates[e].aristocrats
-    if first_free(s, spaces) is not None:
+    if s.free[3 * e]:
         return [None]
-    board = s.board
-    return [i for i in spaces if isinstance(board[i], Knight)]
+    cells = s.cells
+    return [i for i in s.layout.electorates[e].aristocrats if KNIGHT <= cells[i] < CITY_CODE]
 
 
 def placement_target(s: GameState, e: int, push: int | None) -> int | None:
@@ -297,7 +306,7 @@ def placement_target(s: GameState, e: int, push: int | None) -> int | None:
     free = first_free(s, spaces)
     if free is not None:
         return free if push is None else None
-    if push is not None and push in spaces and isinstance(s.board[push], Knight):
+    if push is not None and push in spaces and is_knight(s, push):
         return push
     return None
 
@@ -313,20 +322,15 @@ def tiles_of(s: GameState, seat: int, kinds: tuple[str, ...]) -> list[int]:
 
 
 def power_in(s: GameState, e: int) -> tuple[int, ...]:
-    """Every player's power in electorate ``e`` [V1]."""
-    info = s.layout.electorates[e]
+    """Every player's power in electorate ``e``: a tile its power, a knight or a city 1, an empire city for the
+    Emperor [V1]."""
     power = [0] * s.n
-    board = s.board
-    for i in (info.elector, info.eminence, *info.aristocrats, *info.castles, *info.cities):
-        piece = board[i]
-        if piece is None:
-            continue
-        if isinstance(piece, Tile):
-            power[piece.owner] += piece.power
-        elif isinstance(piece, Knight):
-            power[piece.owner] += 1
-        elif isinstance(piece, City):
-            power[s.emperor if piece.owner == EMPIRE else piece.owner] += 1
+    cells = s.cells
+    for i in tables(s.layout).power_spaces[e]:
+        code = cells[i]
+        if code:
+            owner = OWNER[code]
+            power[s.emperor if owner == EMPIRE else owner] += POWER[code]
     return tuple(power)
 
 
@@ -334,11 +338,11 @@ def elector_candidates(s: GameState, seat: int, e: int) -> list[int]:
     """The winner's tiles that may take the seat of ``e``: aristocrat spaces and the Gray eminence slot;
     Barons only in an archdiocese [V4]."""
     info = s.layout.electorates[e]
-    board = s.board
+    cells = s.cells
     out = []
     for i in (*info.aristocrats, info.eminence):
-        t = board[i]
-        if isinstance(t, Tile) and t.owner == seat and not (info.spiritual and t.couple):
+        code = cells[i]
+        if code >= TILE and OWNER[code] == seat and not (info.spiritual and COUPLE[code]):
             out.append(i)
     return out
 
@@ -357,13 +361,11 @@ def doctor_targets(s: GameState, seat: int) -> list[int]:
 
 def marriageable_barons(s: GameState, seat: int) -> Iterator[int]:
     """Opponents' unmarried Barons that may receive a daughter: not an archdiocese elector [D3]."""
-    spaces = s.layout.spaces
-    electorates = s.layout.electorates
-    for i, piece in census(s).tiles:
-        if piece.owner == seat or piece.couple:
-            continue
-        sp = spaces[i]
-        if sp.kind in (THRONE, ARISTOCRAT) or (sp.kind == ELECTOR and not electorates[sp.electorate].spiritual):
+    wed = tables(s.layout).wed
+    cells = s.cells
+    for i in s.tiles:
+        code = cells[i]
+        if OWNER[code] != seat and not COUPLE[code] and wed[i]:
             yield i
 
 
@@ -385,26 +387,30 @@ def free_city_electorates(s: GameState) -> list[int]:
 
 def empire_city_spaces(s: GameState) -> list[int]:
     """Spaces holding an empire city."""
-    return [i for i, p in enumerate(s.board) if isinstance(p, City) and p.owner == EMPIRE]
+    return [i for i, code in enumerate(s.cells) if code == EMPIRE_CITY]
+
+
+def cities_of(s: GameState, seat: int) -> int:
+    """Cities of ``seat`` on the board."""
+    return s.cells.count(city_code(seat))
 
 
 def cards_taken(s: GameState, card: str) -> int:
     """Cards of a type lying in play areas (taken since the last return)."""
-    return census(s).taken.get(card, 0)
+    return s.taken.get(card, 0)
 
 
 def stack_available(s: GameState, card: str) -> bool:
     """Whether a card of this type is left in its stack this round [B5]."""
-    c = census(s)
-    sizes = c.t.stacks.get(len(s.players))
+    sizes = tables(s.layout).stacks.get(s.n)
     size = s.layout.cards[card].stack_size(s.n) if sizes is None else sizes[card]
-    return c.taken.get(card, 0) < size
+    return s.taken.get(card, 0) < size
 
 
 def same_option(s: GameState, a: int, b: int) -> bool:
     """Whether two spaces hold interchangeable pieces: same electorate, same kind of space, equal piece [X5]."""
     sa, sb = s.layout.spaces[a], s.layout.spaces[b]
-    return sa.electorate == sb.electorate and sa.kind == sb.kind and s.board[a] == s.board[b]
+    return sa.electorate == sb.electorate and sa.kind == sb.kind and s.cells[a] == s.cells[b]
 
 
 def distinct_spaces(s: GameState, spaces: list[int]) -> list[int]:
@@ -416,14 +422,15 @@ def distinct_spaces(s: GameState, spaces: list[int]) -> list[int]:
     return out
 
 
-def distinct_pushes(s: GameState, pushes: list[int | None]) -> list[int | None]:
+def distinct_pushes(s: GameState, pushes: list[int | None] | tuple[int | None, ...]) -> list[int | None]:
     """One push option per knight owner (or the single free-space option) [X5]."""
     out: list[int | None] = []
     owners: set[int] = set()
+    cells = s.cells
     for p in pushes:
         if p is None:
             return [None]
-        owner = s.board[p].owner  # type: ignore[union-attr]
+        owner = OWNER[cells[p]]
         if owner not in owners:
             owners.add(owner)
             out.append(p)

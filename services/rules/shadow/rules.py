@@ -21,8 +21,10 @@ from services.rules.contract import JSON, Capabilities, GameRules
 from services.rules.shadow import actions, defaults, flow
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
+from services.rules.shadow.determinize import determinize
 from services.rules.shadow.effects import Tx
-from services.rules.shadow.evolve import evolve
+from services.rules.shadow.evolve import evolve, fold_into
+from services.rules.shadow.facts import E, encode, is_core, to_model
 from services.rules.shadow.snapshot import restore, snapshot
 from services.rules.shadow.state import GameState
 
@@ -42,10 +44,16 @@ class ShadowRules(GameRules[GameState | None]):
     name = NAME
     rules_version = RULES_VERSION
     capabilities = Capabilities(
-        min_players=2, max_players=4, hidden_information=True, simultaneous=True, fast_execute=True, fast_sample=True
+        min_players=2,
+        max_players=4,
+        hidden_information=True,
+        simultaneous=True,
+        fast_execute=True,
+        fast_sample=True,
+        determinizes=True,
     )
     clock_ruling = "X16"
-    bot_ruling = "X21"
+    bot_ruling = "X22"
 
     def start(self, players: Sequence[str], settings: Mapping[str, Any] | None, seed: int) -> list[Event]:
         """GameStarted (players, settings, seed, board), the two-player draw [G4, T1], the first request."""
@@ -57,22 +65,20 @@ class ShadowRules(GameRules[GameState | None]):
         recorded = table.model_dump()
         if table.clock is None:
             del recorded["clock"]  # a table without clocks records the settings it always did
-        tx = Tx(None)  # type: ignore[arg-type]
-        tx.emit(
-            ev.GameStarted(
-                players=tuple(players),
-                settings=recorded,
-                seed=seed,
-                emperor=table.start_player,
-                layout=default_layout_record(),
-                rules_version=RULES_VERSION,
-                rulings=("S1", "S3", "B1", "B2"),
-            )
+        started = ev.GameStarted(
+            players=tuple(players),
+            settings=recorded,
+            seed=seed,
+            emperor=table.start_player,
+            layout=default_layout_record(),
+            rules_version=RULES_VERSION,
+            rulings=("S1", "S3", "B1", "B2"),
         )
+        tx = Tx(evolve(None, started))
         if len(players) == 2:
             tx.emit(draw_closed_electorates(tx.state, seed))
         flow.begin_setup(tx)
-        return tx.events
+        return [started, *map(to_model, tx.events)]
 
     def initial_state(self) -> None:
         """No game before GameStarted."""
@@ -81,6 +87,15 @@ class ShadowRules(GameRules[GameState | None]):
     def evolve(self, state: GameState | None, event: Event) -> GameState:
         """Apply one recorded event."""
         return evolve(state, event)
+
+    def fold(self, events: Sequence[Event], state: GameState | None = None) -> GameState:
+        """The state after ``events`` (one copy, then every event applied in place)."""
+        events = list(events)
+        if not events:
+            return state  # type: ignore[return-value]
+        current = evolve(state, events[0])  # a new state: the given one stays untouched
+        fold_into(current, events[1:])
+        return current
 
     def decide(self, state: GameState | None, command: Command) -> list[Event] | Rejection:
         """The events a command causes, or a typed rejection."""
@@ -97,9 +112,13 @@ class ShadowRules(GameRules[GameState | None]):
         return [actions.command_of(seat, k) for k in actions.legal_keys(state, seat)]
 
     def sample_legal(self, state: GameState | None, seat: int, rng: random.Random) -> Command | None:
-        """A uniformly random legal command of ``seat`` (builds one command model instead of all)."""
-        keys = actions.legal_keys(state, seat) if state is not None else []
-        return actions.command_of(seat, rng.choice(keys)) if keys else None
+        """A uniformly random legal command of ``seat`` (counts the legal keys, builds only the one drawn)."""
+        key = actions.sample_key(state, seat, rng) if state is not None else None
+        return None if key is None else actions.command_of(seat, key)
+
+    def determinize(self, state: GameState | None, seat: int, rng: random.Random) -> GameState | None:
+        """``state`` with what ``seat`` cannot see (others' sealed votes, hidden victory points) re-drawn."""
+        return determinize(state, seat, rng)
 
     def awaited(self, state: GameState | None) -> tuple[int, ...]:
         """Seats the game waits for."""
@@ -146,15 +165,15 @@ class ShadowRules(GameRules[GameState | None]):
 
     def encode_event(self, event: Event) -> JSON:
         """An event as JSON-ready data."""
-        return event.to_dict()
+        return to_model(event).to_dict() if is_core(event) else event.to_dict()
 
     def encode_command(self, command: Command) -> JSON:
         """A command as JSON-ready data."""
         return command.to_dict()
 
     def encode_event_bytes(self, event: Event) -> bytes:
-        """An event as compact JSON bytes."""
-        return event.to_json()
+        """An event as compact JSON bytes (a core tuple without a model on the way)."""
+        return encode(event) if is_core(event) else event.to_json()
 
     def snapshot(self, state: GameState) -> bytes:
         """Serialize a state."""
@@ -214,11 +233,11 @@ def upcast(raw: bytes | str | JSON) -> bytes | str | JSON:
     return raw
 
 
-def draw_closed_electorates(state: GameState, seed: int) -> ev.ElectoratesClosed:
+def draw_closed_electorates(state: GameState, seed: int) -> Any:
     """Two players: one archdiocese and one secular electorate closed at random from the seed [T1, G4]."""
     rng = random.Random(f"closed-electorates:{seed}")
     spiritual = tuple(e.key for e in state.layout.electorates if e.spiritual)
     secular = tuple(e.key for e in state.layout.electorates if not e.spiritual)
-    return ev.ElectoratesClosed(
+    return E.ElectoratesClosed(
         electorates=(rng.choice(spiritual), rng.choice(secular)), drawn_from=(spiritual, secular), rulings=("T1", "G4")
     )
