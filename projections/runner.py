@@ -27,7 +27,7 @@ import redis
 from projections.base import Applied, GameCtx, Projection
 from projections.contexts import FeedEvent, FoldCache, GameContexts
 from projections.store import Ops, ProjectionScripts, RMKeys, group_of
-from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
+from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer, PendingFirst
 from services.bus.keys import Layout
 from services.log import get_logger
 from services.store.eventstore import Announced, parse_feed_entry, read_announced
@@ -95,8 +95,10 @@ class ProjectionWorker:
         self.feeds = GroupConsumer(client, self.group, consumer, self.layout.feed, batch=self.cfg.batch)
         self.log = get_logger("projection", model=model.name, consumer=consumer)
         self.loop = ConsumerLoop(self.log, "projection")
-        self._pending = set(self.shards)
-        self._next_recover = 0.0
+        self.reading = PendingFirst(
+            self.feeds, self.shards, claim_idle_ms=self.cfg.claim_idle_ms, recover_every_ms=self.cfg.recover_every_ms
+        )
+        self.reading.restart()  # a worker that restarts first re-reads its own pending entries
         self._ready = False
         self._last_read = 0.0
         self._last_batch = 0
@@ -135,7 +137,7 @@ class ProjectionWorker:
         if isinstance(exc, redis.exceptions.NoScriptError):
             self.scripts = ProjectionScripts.load(self.r)
         else:
-            self._pending.update(self.shards)  # what was read and not acked comes again
+            self.reading.restart()  # what was read and not acked comes again
 
     def run_until_idle(self, max_steps: int = 100_000) -> int:
         """Step until nothing is left to read (tests, benchmarks); returns the entries handled."""
@@ -146,44 +148,24 @@ class ProjectionWorker:
         for _ in range(max_steps):
             n = self.step(block_ms=0)
             total += n
-            if n == 0 and not self._pending:
+            if n == 0 and not self.reading.pending:
                 break
         return total
 
     def step(self, block_ms: int | None = None) -> int:
         """Read one batch (own pending entries first), apply it, ack it; returns the entries read."""
         now = time.monotonic()
-        if now >= self._next_recover:
-            self._claim_idle()
-            self._next_recover = now + self.cfg.recover_every_ms / 1000
+        self.reading.claim_idle_when_due(now)
         if block_ms is None and self._last_batch and now < self._last_read + self.cfg.gather_ms / 1000:
             # Busy: let entries gather a few ms rather than pay a read, an apply and an ack for each one or two.
             # (After a quiet spell the next read blocks and wakes at once: an idle feed adds no delay.)
             time.sleep(self._last_read + self.cfg.gather_ms / 1000 - now)
         self._last_read = time.monotonic()
-        entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
+        entries = self.reading.read(self.cfg.block_ms if block_ms is None else block_ms)
         self._last_batch = len(entries)
         if entries:
             self.handle(entries)
         return len(entries)
-
-    def _read(self, block_ms: int) -> list[Entry]:
-        out: list[Entry] = []
-        if self._pending:
-            for shard in sorted(self._pending):
-                got = self.feeds.pending(shard)
-                if len(got) < self.cfg.batch:
-                    self._pending.discard(shard)
-                out.extend(got)
-            if out:
-                return out
-        return self.feeds.read(self.shards, block_ms)
-
-    def _claim_idle(self) -> None:
-        for shard in self.shards:
-            # Taken over: they are this consumer's pending entries now, read with the next batch.
-            if self.feeds.claim_idle(shard, self.cfg.claim_idle_ms, pages=1, counts=False):
-                self._pending.add(shard)
 
     # --- apply ----------------------------------------------------------------------------------------
     def handle(self, entries: Sequence[Entry]) -> None:

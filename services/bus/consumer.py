@@ -7,6 +7,9 @@ the bots (feeds, group ``bots``, no acks) all read this way:
   pipelined per node, on a Redis Cluster: :class:`~services.bus.streams.GroupReader`), re-reads the consumer's
   own pending entries without counting a delivery (XPENDING + XRANGE), claims the idle entries of dead consumers
   with their delivery counts (XAUTOCLAIM), acks, and forgets consumers long gone.
+* :class:`PendingFirst` is the reading order of a consumer that acks what it handled (the projection workers, the
+  webhooks followers): after a (re)start its own pending entries first, shard by shard, then new entries; and
+  every so often the idle entries of dead consumers, taken over and read like its own pending ones.
 * :class:`ConsumerLoop` runs a consumer's ``step`` until stopped: a transient Redis fault (services/bus/faults.py)
   is waited out with capped, jittered backoff and logged once per episode; any other error is logged with its
   trace and retried after a growing pause; the consumer's ``on_error`` hook says what to read again.
@@ -181,6 +184,58 @@ class GroupConsumer:
                     self.r.xgroup_delconsumer(key, self.group, name)
                     gone += 1
         return gone
+
+
+class PendingFirst:
+    """Reads ``consumer``'s ``shards`` in the order that loses nothing when its entries are acked once handled.
+
+    :meth:`restart` (at a start, after an error) marks every shard pending: :meth:`read` then returns this
+    consumer's own pending entries (read before, never acked) before anything new, a batch per shard, and drops
+    a shard from :attr:`pending` once fewer than a batch come back. :meth:`claim_idle_when_due` takes over, every
+    ``recover_every_ms``, the entries other (dead) consumers left pending for ``claim_idle_ms``: they become this
+    consumer's pending entries, and their shards are marked pending so the next reads return them.
+    """
+
+    def __init__(
+        self, consumer: GroupConsumer, shards: Iterable[int], *, claim_idle_ms: int, recover_every_ms: int
+    ) -> None:
+        self.consumer = consumer
+        self.shards = list(shards)
+        self.claim_idle_ms = claim_idle_ms
+        self.recover_every_ms = recover_every_ms
+        self.pending: set[int] = set()
+        """Shards whose own pending entries are to be read (again) before new ones."""
+        self._next_recover = 0.0
+
+    def restart(self) -> None:
+        """Read every shard's own pending entries again before anything new (what was read and not acked)."""
+        self.pending = set(self.shards)
+
+    def read(self, block_ms: int) -> list[Entry]:
+        """Own pending entries of the pending shards (a batch each) if there are any; else new entries of every
+        shard, blocking up to ``block_ms`` while there are none."""
+        out: list[Entry] = []
+        for shard in sorted(self.pending):
+            got = self.consumer.pending(shard)
+            if len(got) < self.consumer.batch:
+                self.pending.discard(shard)
+            out.extend(got)
+        if out:
+            return out
+        return self.consumer.read(self.shards, block_ms)
+
+    def claim_idle_when_due(self, now: float) -> None:
+        """:meth:`claim_idle` if ``recover_every_ms`` have passed since the last time (``now``: monotonic s)."""
+        if now >= self._next_recover:
+            self.claim_idle()
+            self._next_recover = now + self.recover_every_ms / 1000
+
+    def claim_idle(self) -> None:
+        """Take over the entries other consumers left idle for ``claim_idle_ms`` (a batch per shard; a backlog
+        goes on next time): they are read with the next batch, as this consumer's own pending entries."""
+        for shard in self.shards:
+            if self.consumer.claim_idle(shard, self.claim_idle_ms, pages=1, counts=False):
+                self.pending.add(shard)
 
 
 class ConsumerLoop:

@@ -20,22 +20,17 @@ only then is the entry acked.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
 import redis
 
-from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
+from services.bus.consumer import Entry
 from services.bus.keys import CLOCK_HOOKS_GROUP, Layout
-from services.log import get_logger
 from services.webhooks.config import WebhookConfig
-from services.webhooks.hooks import HookStore
 from services.webhooks.notices import CLOCK_LOW
-from services.webhooks.outbox import Outbox
+from services.webhooks.part import GroupFollower
 
 
 def time_in_words(ms: int) -> str:
@@ -58,7 +53,7 @@ def clock_low_text(game_id: str, remaining_ms: int) -> str:
     return f"Your clock in game {game_id} runs low: {time_in_words(remaining_ms)} left."
 
 
-class ClockNoticeFollower:
+class ClockNoticeFollower(GroupFollower):
     """Queues the ``clock_low`` webhook notices of the games on ``shards``."""
 
     def __init__(
@@ -70,76 +65,16 @@ class ClockNoticeFollower:
         config: WebhookConfig | None = None,
         consumer: str = "webhooks",
     ) -> None:
-        self.r = client
-        self.layout = layout or Layout.from_env()
-        self.cfg = config or WebhookConfig()
-        self.shards = sorted(set(shards))
-        self.consumer = consumer
-        self.notices = GroupConsumer(
-            client, CLOCK_HOOKS_GROUP, consumer, self.layout.notices, batch=self.cfg.batch,
-            cluster_poll_ms=self.cfg.cluster_poll_ms,
+        super().__init__(
+            client, shards, layout=layout, config=config, consumer=consumer, part="clocks",
+            group=CLOCK_HOOKS_GROUP, stream=lambda layout: layout.notices,
+            loop_name="webhooks.clocks", started="webhooks.clocks_follow", stopped="webhooks.clocks_stop",
         )  # fmt: skip
-        self.hooks = HookStore(client, self.layout)
-        self.outbox = Outbox(client, self.layout)
-        self.log = get_logger("webhooks", consumer=consumer, part="clocks")
-        self.loop = ConsumerLoop(self.log, "webhooks.clocks")
-        self.stats: Counter[str] = Counter()
-        self._pending: set[int] = set()
-        self._ready = False
-        self._next_recover = 0.0
 
-    # --- loop -----------------------------------------------------------------------------------------
-    def setup(self) -> None:
-        """Create the group on every served shard's notice stream (new entries only, see the module docstring),
-        and read this consumer's own pending entries again before anything new."""
-        self.notices.create_groups(self.shards, start="$")
-        self._pending = set(self.shards)
-        self._ready = True
-
-    def run(self, stop: threading.Event | None = None) -> None:
-        """Serve until ``stop`` is set; errors are logged and the loop goes on."""
-        self.log.info("webhooks.clocks_follow", shards=len(self.shards))
-        self.loop.run(self._serve_step, stop or threading.Event(), on_error=self._on_error)
-        self.log.info("webhooks.clocks_stop", **self.stats)
-
-    def _serve_step(self) -> None:
-        if not self._ready:
-            self.setup()
-        self.step()
-
-    def _on_error(self, exc: Exception) -> None:
-        self._ready = False  # the group again (a flushed Redis), and what was read and not acked comes again
-
-    def step(self, block_ms: int | None = None) -> int:
-        """Read a batch of notices (own pending ones first; idle ones of dead consumers when due), queue each for
-        its seat's webhooks, ack them; returns the entries read."""
-        now = time.monotonic()
-        if now >= self._next_recover:
-            self._claim_idle()
-            self._next_recover = now + self.cfg.recover_every_ms / 1000
-        entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
+    def handle(self, entries: Sequence[Entry]) -> None:
+        """Queue each notice read for its seat's webhooks (the loop: GroupFollower)."""
         for entry in entries:
             self.queue(entry)
-        if entries:
-            self.notices.ack((shard, eid) for shard, eid, _ in entries)
-        return len(entries)
-
-    def _read(self, block_ms: int) -> list[Entry]:
-        out: list[Entry] = []
-        for shard in sorted(self._pending):
-            got = self.notices.pending(shard)
-            if len(got) < self.cfg.batch:
-                self._pending.discard(shard)
-            out.extend(got)
-        if out:
-            return out
-        return self.notices.read(self.shards, block_ms)
-
-    def _claim_idle(self) -> None:
-        """Take over the entries a dead consumer (another name) left pending: read with the next batch."""
-        for shard in self.shards:
-            if self.notices.claim_idle(shard, self.cfg.claim_idle_ms, pages=1, counts=False):
-                self._pending.add(shard)
 
     # --- one notice -----------------------------------------------------------------------------------
     def queue(self, entry: Entry) -> str | None:

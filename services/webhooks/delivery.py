@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -37,13 +36,12 @@ import httpx
 import orjson
 import redis
 
-from services.bus.consumer import Entry, GroupConsumer
+from services.bus.consumer import Entry
 from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import DELIVER_GROUP, Layout
-from services.log import get_logger
 from services.webhooks.config import WebhookConfig
-from services.webhooks.hooks import Hook, HookStore
-from services.webhooks.outbox import Outbox
+from services.webhooks.hooks import Hook
+from services.webhooks.part import WebhooksPart
 from services.webhooks.signing import signature
 from services.webhooks.targets import BadTarget, check_host
 
@@ -95,7 +93,7 @@ class _HostSlots:
         return len(self._slots)
 
 
-class Deliverer:
+class Deliverer(WebhooksPart):
     """Delivers the queued notices of ``shards``."""
 
     def __init__(
@@ -108,20 +106,9 @@ class Deliverer:
         consumer: str = "webhooks",
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.r = client
-        self.layout = layout or Layout.from_env()
-        self.cfg = config or WebhookConfig()
-        self.shards = sorted(set(shards))
-        self.consumer = consumer
-        self.outbox_reader = GroupConsumer(
-            client, DELIVER_GROUP, consumer, self.layout.webhooks, batch=self.cfg.batch,
-            cluster_poll_ms=self.cfg.cluster_poll_ms,
-        )  # fmt: skip
-        self.hooks = HookStore(client, self.layout)
-        self.outbox = Outbox(client, self.layout)
+        super().__init__(client, shards, layout=layout, config=config, consumer=consumer, part="deliverer")
+        self.outbox_reader = self.group_consumer(DELIVER_GROUP, self.layout.webhooks)
         self.transport = transport
-        self.log = get_logger("webhooks", consumer=consumer, part="deliverer")
-        self.stats: Counter[str] = Counter()
         self._outage = Outage(self.log)
         self._faults = Backoff(0.05, 2.0)
         self._tasks: set[asyncio.Task[None]] = set()

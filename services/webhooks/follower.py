@@ -21,25 +21,22 @@ acked.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis
 
-from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
+from services.bus.consumer import Entry
 from services.bus.keys import WEBHOOKS_GROUP, Layout
-from services.log import get_logger
 from services.rules.contract import GamePlugin
 from services.store.cache import LruCache
 from services.store.repository import CorruptGame, GameLookup, GameRepository, registry_game
 from services.webhooks.config import WebhookConfig
-from services.webhooks.hooks import Hook, HookStore
+from services.webhooks.hooks import Hook
 from services.webhooks.notices import Commit, commits, notices
-from services.webhooks.outbox import Outbox, encode
+from services.webhooks.outbox import encode
+from services.webhooks.part import GroupFollower
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +47,7 @@ class _Folded:
     version: int
 
 
-class WebhookFollower:
+class WebhookFollower(GroupFollower):
     """Queues the webhook notices of the games on ``shards``."""
 
     def __init__(
@@ -63,60 +60,25 @@ class WebhookFollower:
         consumer: str = "webhooks",
         games: GameLookup = registry_game,
     ) -> None:
-        self.r = client
-        self.layout = layout or Layout.from_env()
-        self.cfg = config or WebhookConfig()
-        self.shards = sorted(set(shards))
-        self.consumer = consumer
-        self.feeds = GroupConsumer(
-            client, WEBHOOKS_GROUP, consumer, self.layout.feed, batch=self.cfg.batch,
-            cluster_poll_ms=self.cfg.cluster_poll_ms,
+        super().__init__(
+            client, shards, layout=layout, config=config, consumer=consumer, part="follower",
+            group=WEBHOOKS_GROUP, stream=lambda layout: layout.feed,
+            loop_name="webhooks", started="webhooks.follow", stopped="webhooks.follow_stop",
         )  # fmt: skip
-        self.hooks = HookStore(client, self.layout)
-        self.outbox = Outbox(client, self.layout)
         self.repo = GameRepository(client, self.layout, games=games)
         self.cache: LruCache[str, _Folded] = LruCache(self.cfg.cache_size)
-        self.log = get_logger("webhooks", consumer=consumer, part="follower")
-        self.loop = ConsumerLoop(self.log, "webhooks")
-        self.stats: Counter[str] = Counter()
-        self._pending: set[int] = set()
-        self._ready = False
         self._next_sweep = 0.0
-        self._next_recover = 0.0
 
-    # --- loop -----------------------------------------------------------------------------------------
-    def setup(self) -> None:
-        """Create the ``webhooks`` group on every served feed (new entries only: registration starts a game's
-        checkpoint, and the sweep covers what no entry announces), and re-read this consumer's pending entries."""
-        self.feeds.create_groups(self.shards, start="$")
-        self._pending = set(self.shards)
-        self._ready = True
-
-    def run(self, stop: threading.Event | None = None) -> None:
-        """Serve until ``stop`` is set; errors are logged and the loop goes on."""
-        self.log.info("webhooks.follow", shards=len(self.shards))
-        self.loop.run(self._serve_step, stop or threading.Event(), on_error=self._on_error)
-        self.log.info("webhooks.follow_stop", **self.stats)
-
-    def _serve_step(self) -> None:
-        if not self._ready:
-            self.setup()
-        self.step()
-
-    def _on_error(self, exc: Exception) -> None:
-        self._ready = False  # groups again (a flushed Redis), and what was read and not acked comes again
-
-    def step(self, block_ms: int | None = None) -> int:
-        """Sweep when due, read a batch of feed entries (own pending ones first), queue their games' notices, ack
-        them; returns the entries read."""
-        now = time.monotonic()
+    # --- loop (the rest: GroupFollower) ---------------------------------------------------------------
+    def when_due(self, now: float) -> None:
+        """Sweep every ``sweep_every_ms`` (registration starts a game's checkpoint, and the sweep covers what
+        no feed entry announces)."""
         if now >= self._next_sweep:
             self.sweep()
             self._next_sweep = now + self.cfg.sweep_every_ms / 1000
-        if now >= self._next_recover:
-            self._claim_idle()
-            self._next_recover = now + self.cfg.recover_every_ms / 1000
-        entries = self._read(self.cfg.block_ms if block_ms is None else block_ms)
+
+    def handle(self, entries: Sequence[Entry]) -> None:
+        """Queue the notices of the games the feed entries announce."""
         games: dict[str, None] = {}
         for _shard, _eid, fields in entries:
             gid = (fields or {}).get(b"g")
@@ -124,26 +86,6 @@ class WebhookFollower:
                 games[gid.decode(errors="replace")] = None
         if games:
             self.advance(list(games))
-        if entries:
-            self.feeds.ack((shard, eid) for shard, eid, _ in entries)
-        return len(entries)
-
-    def _read(self, block_ms: int) -> list[Entry]:
-        out: list[Entry] = []
-        for shard in sorted(self._pending):
-            got = self.feeds.pending(shard)
-            if len(got) < self.cfg.batch:
-                self._pending.discard(shard)
-            out.extend(got)
-        if out:
-            return out
-        return self.feeds.read(self.shards, block_ms)
-
-    def _claim_idle(self) -> None:
-        """Take over the feed entries a dead consumer (another name) left pending: read with the next batch."""
-        for shard in self.shards:
-            if self.feeds.claim_idle(shard, self.cfg.claim_idle_ms, pages=1, counts=False):
-                self._pending.add(shard)
 
     def sweep(self) -> int:
         """Catch up every game with webhooks on the served shards; returns the notices queued."""

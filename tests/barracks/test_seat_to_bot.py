@@ -3,32 +3,12 @@ takes it back with ``TakeSeat``; the record alone says who plays the seat."""
 
 from __future__ import annotations
 
-from events.base import Rejection
-from events.clock import TakeSeat
-from services.rules.registry import get_game
-
-T0 = 1_700_000_000_000
-SETTINGS = {"clock": {"mode": "per_decision", "per_decision_s": 30, "bot_after": 1, "bot": "heuristic"}}
+from tests.seats import check_timed_out_seat_played_by_bot_until_taken_back
 
 
 def test_given_bot_after_one_when_a_seat_times_out_then_the_heuristic_bot_plays_it_until_it_takes_it_back() -> None:
-    """[KX22]"""
-    rules = get_game("barracks").rules
-    # Given a two-seat Barracks table that hands a seat to the heuristic bot at its first timeout
-    state = rules.fold(rules.start_at(["Ann", "Bob"], SETTINGS, 9, T0))
-    (seat,) = rules.awaited(state)
-    # When its clock runs out
-    (due,) = rules.due_timeouts(state, T0 + 30_000)
-    done = rules.execute_at(state, due, T0 + 30_000)
-    assert not isinstance(done, Rejection)
-    events, state = done
-    # Then the timeout and the handover are recorded, the handover citing KX17 and KX22
-    handed = [e for e in events if e.type == "SeatHandedOver"]
-    assert [(e.seat, e.bot, tuple(e.rulings)) for e in handed] == [(seat, "heuristic", ("KX17", "KX22"))]
-    assert rules.clock_bots(state) == {seat: "heuristic"}
-    # When the seat's player takes it back
-    done = rules.execute_at(state, TakeSeat(seat=seat), T0 + 31_000)
-    assert not isinstance(done, Rejection)
-    # Then that is recorded citing KX22, and no bot plays any seat
-    assert [(e.type, e.bot, tuple(e.rulings)) for e in done[0]] == [("SeatHandedOver", None, ("KX22",))]
-    assert rules.clock_bots(done[1]) == {}
+    """[KX22] Given a two-seat Barracks table that hands a seat to the heuristic bot at its first timeout, when its
+    clock runs out, then the handover cites KX17 and KX22; when its player takes it back, that cites KX22."""
+    check_timed_out_seat_played_by_bot_until_taken_back(
+        "barracks", 2, "heuristic", handover_rulings=("KX17", "KX22"), take_back_rulings=("KX22",)
+    )

@@ -3,11 +3,9 @@ position, with what the seat holds, and plays it to the end by the same rules.""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from services.rules.registry import get_game
+from tests.seats import check_leaving_player_replaced_by_default_bot
 
 
 @pytest.mark.parametrize("leave_after", [0, 10, 30])
@@ -16,28 +14,4 @@ def test_given_a_player_leaving_mid_game_when_the_default_bot_takes_the_seat_the
 ) -> None:
     """[X21] Given seat 0 played by a person for ``leave_after`` commands, when the default bot plays it from there,
     then every bot move is accepted and the game ends with the seat in its result."""
-    game = get_game("shadow")
-    rules = game.rules
-    state = rules.initial_state()
-    for event in rules.start(["Ann", "Bob", "Cid", "Dee"], {}, 4):
-        state = rules.evolve(state, event)
-    rng = random.Random(leave_after)
-    bot = next(iter(game.bots.values()))(1)
-    sent = 0
-    for _ in range(5000):
-        if rules.is_over(state):
-            break
-        seat = rules.awaited(state)[0]
-        if seat == 0 and sent >= leave_after:
-            command = bot.choose(rules, state, 0)  # the seat's holdings are the state's: nothing moves at hand-over
-        else:
-            command = rng.choice(list(rules.legal_commands(state, seat)))
-            sent += seat == 0
-        assert command is not None
-        events = rules.decide(state, command)
-        assert isinstance(events, list), events
-        for event in events:
-            state = rules.evolve(state, event)
-    assert rules.is_over(state)
-    assert sent == leave_after, "the person made the commands before leaving"
-    assert len(rules.result(state)["scores"]) == 4  # the seat is still one of the game's, scored like the others
+    check_leaving_player_replaced_by_default_bot("shadow", leave_after)

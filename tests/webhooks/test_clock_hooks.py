@@ -125,7 +125,7 @@ def test_given_a_webhooks_process_that_died_holding_clock_notices_when_it_or_ano
         a.setup()
         timer = ClockTimer(r, shards, layout=layout)
         assert timer.handle(shard, gid, int(time.time() * 1000) + LOW_AFTER_MS) == "notice"
-        assert [e[0] for e in a.notices.read(list(shards), 0)] == [shard]
+        assert [e[0] for e in a.reader.read(list(shards), 0)] == [shard]
         assert queued() == []
         # When "a" starts again under its name: its own pending notice comes first, queued, then acked
         again = ClockNoticeFollower(r, shards, layout=layout, config=FAST_HOOKS, consumer="a")
@@ -137,7 +137,7 @@ def test_given_a_webhooks_process_that_died_holding_clock_notices_when_it_or_ano
         # And when a notice is left pending by a dead "b", a process under another name ("c") claims it once idle
         assert timer.handle(shard, gid, int(time.time() * 1000) + LOW_AFTER_MS + 5000) == "notice"
         b = ClockNoticeFollower(r, shards, layout=layout, config=FAST_HOOKS, consumer="b")
-        assert len(b.notices.read(list(shards), 0)) == 1
+        assert len(b.reader.read(list(shards), 0)) == 1
         c = ClockNoticeFollower(
             r, shards, layout=layout, consumer="c",
             config=dataclasses.replace(FAST_HOOKS, claim_idle_ms=0),
