@@ -80,16 +80,6 @@ def socket_timeout_of(client: Any) -> float | None:
     return float(value) if value else None
 
 
-def _resp(*args: bytes | str | float) -> bytes:
-    """One command in the Redis protocol (RESP), encoded as redis-py encodes it (str as UTF-8, a number as its
-    ``repr``); the client's general packer costs more than the rest of a command's round trip."""
-    out = [b"*%d\r\n" % len(args)]
-    for arg in args:
-        data = arg if isinstance(arg, bytes) else (arg if isinstance(arg, str) else repr(arg)).encode()
-        out += (b"$%d\r\n" % len(data), data, b"\r\n")
-    return b"".join(out)
-
-
 class AsyncBus:
     """Command submission and event tailing over an asyncio Redis client."""
 
@@ -136,11 +126,11 @@ class AsyncBus:
         the BLPOP's answer. A refused XADD (e.g. Redis out of memory) is raised at once: its connection, with
         the BLPOP's answer still to come, is dropped instead of being waited on."""
         fields = [item for pair in env.to_fields().items() for item in pair]
-        packed = _resp(b"XADD", self.layout.cmds(self.layout.shard_of(env.game_id)), b"*", *fields) + _resp(
-            b"BLPOP", reply, block
-        )
         pool = self.r.connection_pool
         conn = await pool.get_connection()
+        packed = conn.pack_commands(
+            [("XADD", self.layout.cmds(self.layout.shard_of(env.game_id)), "*", *fields), ("BLPOP", reply, block)]
+        )
 
         async def round_trip() -> Any:
             await conn.send_packed_command(packed)
