@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 import redis
 
-from services.bus.connection import connect, is_cluster, is_redirect, refresh_slots, slot_client
+from services.bus.connection import connect, is_redirect, pipeline_by_slot, refresh_slots, slot_client
 from services.bus.envelope import (
     GAME_EXISTS,
     MAX_PAYLOAD,
@@ -213,45 +213,18 @@ class BusClient:
 
     def submit_many(self, envelopes: Sequence[CommandEnvelope | CreateEnvelope]) -> list[str]:
         """Submit several commands (or creations) in one pipelined round trip, in order; returns their ids."""
-        entries: list[tuple[str, dict[str, bytes]]] = []
+        commands: list[tuple[str, tuple[Any, ...]]] = []
         for env in envelopes:
             fields = env.to_fields()
             size = max(len(fields.get("payload", b"")), len(fields.get("settings", b"")))
             if size > self.max_payload:
                 raise ValueError(f"payload of {size} bytes exceeds {self.max_payload}")
-            entries.append((self.layout.cmds(self.layout.shard_of(env.game_id)), fields))
-        if not is_cluster(self.r):
-            pipe = self.r.pipeline(transaction=False)
-            for key, fields in entries:
-                pipe.xadd(key, fields)
-            pipe.execute()
-        else:
-            self._submit_by_node(entries)
+            key = self.layout.cmds(self.layout.shard_of(env.game_id))
+            commands.append((key, ("XADD", key, "*", *(item for pair in fields.items() for item in pair))))
+        for res in pipeline_by_slot(self.r, commands):
+            if isinstance(res, Exception):
+                raise res
         return [env.command_id for env in envelopes]
-
-    def _submit_by_node(self, entries: list[tuple[str, dict[str, bytes]]]) -> None:
-        """XADD on a cluster: one plain pipeline per node (see :func:`slot_client`); redirected ones again through
-        the cluster client once the slot layout is read again (the entries of one stream keep their order)."""
-        by_node: dict[int, tuple[redis.Redis, list[int]]] = {}
-        for i, (key, _) in enumerate(entries):
-            node = slot_client(self.r, key)
-            by_node.setdefault(id(node), (node, []))[1].append(i)
-        redirected: list[int] = []
-        for node, indexes in by_node.values():
-            pipe = node.pipeline(transaction=False)
-            for i in indexes:
-                pipe.xadd(*entries[i])
-            for i, res in zip(indexes, pipe.execute(raise_on_error=False), strict=True):
-                if isinstance(res, Exception):
-                    if not is_redirect(res):
-                        raise res
-                    redirected.append(i)
-        if redirected:
-            refresh_slots(self.r)
-            pipe = self.r.pipeline(transaction=False)
-            for i in sorted(redirected):
-                pipe.xadd(*entries[i])
-            pipe.execute()
 
     def outcome(self, game_id: str, seat: int | None, command_id: str) -> Outcome | None:
         """The recorded outcome of ``seat``'s command (None: of a game creation), if it has one (does not wait).

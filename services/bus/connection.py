@@ -104,50 +104,50 @@ def refresh_slots(client: redis.Redis) -> None:
 
 
 def is_redirect(err: BaseException) -> bool:
-    """Whether an error is a cluster redirect (the slot moved or is moving): retry after :func:`refresh_slots`."""
-    return _is_redirect(err)  # type: ignore[arg-type]
+    """Whether an error is a cluster redirect (the slot moved or is moving, or the cluster is failing over): retry
+    after :func:`refresh_slots`. By class: redis-py parses ``MOVED 12 host:port`` into a :class:`MovedError` whose
+    text no longer starts with ``MOVED``."""
+    return isinstance(err, _REDIRECTS)
 
 
-def _is_redirect(err: Exception) -> bool:
-    return isinstance(err, redis.ResponseError) and str(err).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))
+_REDIRECTS = (redis.exceptions.AskError, redis.exceptions.TryAgainError, redis.exceptions.ClusterDownError)
+"""MOVED and ASK (MovedError is an AskError), TRYAGAIN, CLUSTERDOWN."""
 
 
-def evalsha_many(client: redis.Redis, calls: list[tuple[str, list[str], list[Any]]]) -> list[Any]:
-    """Run ``EVALSHA sha keys args`` for each call, pipelined, in order; one result per call (an error reply is
-    returned as its exception; a lost connection raises). Each call's keys must share one slot.
+def pipeline_by_slot(client: redis.Redis, commands: list[tuple[str, tuple[Any, ...]]]) -> list[Any]:
+    """Run each command (the key that routes it, then its ``execute_command`` arguments), pipelined, in order;
+    one result per command (an error reply is returned as its exception; a lost connection raises).
 
-    On a cluster, one plain pipeline per node, sent to the node that owns the call's slot: redis-py's cluster
-    pipeline would first ask the server for the keys of every EVALSHA (``COMMAND GETKEYS``, a round trip each,
-    the better part of a commit's time). A call redirected meanwhile (slots moving, a failover) runs again
-    through the cluster client, after the topology is read again; calls of one slot keep their order."""
+    On a cluster, one plain pipeline per node, sent to the node that owns the command's slot: redis-py's cluster
+    pipeline routes each command in Python, and asks the server for the keys of every EVALSHA (``COMMAND
+    GETKEYS``, a round trip each, the better part of a commit's time). A command redirected meanwhile (slots
+    moving, a failover) runs again through the cluster client once the slot layout is read again; the commands
+    of one slot keep their order."""
     if not is_cluster(client):
         pipe = client.pipeline(transaction=False)
-        for sha, keys, args in calls:
-            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+        for _, args in commands:
+            pipe.execute_command(*args)
         return list(pipe.execute(raise_on_error=False))
-    cluster: RedisCluster = client  # type: ignore[assignment]
-    by_node: dict[str, tuple[Any, list[int]]] = {}
-    for i, (_, keys, _) in enumerate(calls):
-        node = cluster.get_node_from_key(keys[0])
-        by_node.setdefault(node.name, (node, []))[1].append(i)
-    out: list[Any] = [None] * len(calls)
+    by_node: dict[int, tuple[redis.Redis, list[int]]] = {}
+    for i, (key, _) in enumerate(commands):
+        node = slot_client(client, key)
+        by_node.setdefault(id(node), (node, []))[1].append(i)
+    out: list[Any] = [None] * len(commands)
     redirected: list[int] = []
     for node, indexes in by_node.values():
-        pipe = cluster.get_redis_connection(node).pipeline(transaction=False)
+        pipe = node.pipeline(transaction=False)
         for i in indexes:
-            sha, keys, args = calls[i]
-            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+            pipe.execute_command(*commands[i][1])
         for i, res in zip(indexes, pipe.execute(raise_on_error=False), strict=True):
-            if isinstance(res, Exception) and _is_redirect(res):
+            if isinstance(res, Exception) and is_redirect(res):
                 redirected.append(i)
             else:
                 out[i] = res
     if redirected:
-        cluster.nodes_manager.initialize()
-        pipe = cluster.pipeline(transaction=False)
-        for i in sorted(redirected):
-            sha, keys, args = calls[i]
-            pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
-        for i, res in zip(sorted(redirected), pipe.execute(raise_on_error=False), strict=True):
+        refresh_slots(client)
+        pipe = client.pipeline(transaction=False)
+        for i in redirected:
+            pipe.execute_command(*commands[i][1])
+        for i, res in zip(redirected, pipe.execute(raise_on_error=False), strict=True):
             out[i] = res
     return out

@@ -20,15 +20,10 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
-from services.bus.connection import is_cluster
+from services.bus.connection import is_cluster, is_redirect
 
 StreamEntries = list[tuple[bytes, dict[bytes, bytes] | None]]
 """The entries of one stream as XREADGROUP returns them: (entry id, fields; None once deleted)."""
-
-
-def _is_redirect(err: Exception) -> bool:
-    text = str(err)
-    return text.startswith(("MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN"))
 
 
 class GroupReader:
@@ -126,7 +121,7 @@ class GroupReader:
                 continue
             for res in results:
                 if isinstance(res, Exception):
-                    if _is_redirect(res):
+                    if is_redirect(res):
                         stale_topology = True
                         continue
                     raise res

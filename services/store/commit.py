@@ -20,7 +20,7 @@ from typing import Any, Literal
 import orjson
 import redis
 
-from services.bus.connection import evalsha_many
+from services.bus.connection import pipeline_by_slot
 from services.bus.faults import is_transient
 from services.bus.keys import GROUP, Layout
 from services.store.scripts import Scripts
@@ -153,9 +153,12 @@ class CommitStore:
         if not requests:
             return []
         sha = self.scripts.commit
-        calls = [(sha, self._keys(req), self._args(req)) for req in requests]
+        commands = []
+        for req in requests:
+            keys = self._keys(req)
+            commands.append((keys[0], ("EVALSHA", sha, len(keys), *keys, *self._args(req))))
         out: list[CommitResult] = []
-        for res in evalsha_many(self.r, calls):
+        for res in pipeline_by_slot(self.r, commands):
             if isinstance(res, Exception):
                 if isinstance(res, redis.exceptions.NoScriptError):
                     self.reload_scripts()

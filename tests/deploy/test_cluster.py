@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis._parsers.base import BaseParser
 
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.connection import cluster_url, connect, is_cluster
+from services.bus.connection import cluster_url, connect, is_cluster, is_redirect
 from services.bus.keys import GROUP, Layout
 from services.bus.streams import GroupReader
 from services.client import ServiceClient
@@ -264,3 +265,15 @@ def test_given_the_cluster_when_a_hooked_bot_game_is_played_then_every_seat_hear
         stop.set()
         for t in threads:
             t.join(10)
+
+
+def test_given_redirect_replies_as_redis_py_parses_them_then_they_are_told_from_other_errors() -> None:
+    # Given the error replies of a cluster as redis-py's parser turns them into exceptions (the text loses its code)
+    moved = BaseParser.parse_error("MOVED 3999 127.0.0.1:7002")
+    assert not str(moved).startswith("MOVED")
+    redirects = [moved, BaseParser.parse_error("ASK 3999 127.0.0.1:7002"), BaseParser.parse_error("TRYAGAIN x")]
+    redirects.append(BaseParser.parse_error("CLUSTERDOWN The cluster is down"))
+    # Then each is a redirect, and an ordinary refusal or a script error is not
+    assert all(is_redirect(err) for err in redirects)
+    assert not is_redirect(BaseParser.parse_error("OOM command not allowed when used memory > 'maxmemory'."))
+    assert not is_redirect(redis.ResponseError("MOVEDX is not a command"))
