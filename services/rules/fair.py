@@ -137,8 +137,10 @@ def verdict(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         return {"status": status, "problems": problems, "message": _message(status, problems)}
     commit = commits[0]
     out: dict[str, Any] = {
-        "scheme": commit.get("scheme"), "commitment": commit.get("commitment"), "practice": bool(commit.get("practice")),
-    }  # fmt: skip
+        "scheme": commit.get("scheme"),
+        "commitment": commit.get("commitment"),
+        "practice": bool(commit.get("practice")),
+    }
     problems = ["more than one commitment"] if len(commits) > 1 else []
     if len(reveals) > 1:
         problems.append("more than one reveal")

@@ -22,8 +22,8 @@ from services.rules.barracks.snapshot import restore, snapshot
 from services.rules.barracks.state import PHASE_NAMES, Game
 from services.rules.barracks.tables import FACTIONS, default_record
 from services.rules.clock import Clocks
-from services.rules.fair import Seal
 from services.rules.contract import JSON, Capabilities, GameRules
+from services.rules.fair import Seal
 
 RULES_VERSION = "barracks-1"
 

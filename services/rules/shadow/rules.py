@@ -17,8 +17,8 @@ from events.shadow import events as ev
 from events.shadow.commands import COMMAND_ADAPTER
 from events.shadow.settings import ShadowSettings
 from services.rules.clock import Clocks
-from services.rules.fair import Seal
 from services.rules.contract import JSON, Capabilities, GameRules
+from services.rules.fair import Seal
 from services.rules.shadow import actions, defaults, flow
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
