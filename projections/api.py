@@ -252,8 +252,16 @@ class ReadModels:
             "event_text": text,
             "view": presenter.replay_view(state, seat, final),
             "board_text": presenter.render_text(state, seat, final),
-            "fairness": rules.fairness(final if final is not None else state),
+            "fairness": self._fairness_at(game, final if final is not None else state),
         }
+
+    def _fairness_at(self, game: Game, state: Any) -> dict[str, Any] | None:
+        """The public fairness of a game (practice table or not, the commitment) as of ``state``; before the
+        commitment is recorded (the first events of the opening), as of the game's last event."""
+        shown = game.rules.fairness(state)
+        if shown is None and game.version > 0:
+            shown = game.rules.fairness(self.history.state_at(game, game.version)[0])
+        return shown
 
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
