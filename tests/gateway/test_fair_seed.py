@@ -234,7 +234,7 @@ def test_a_tampered_reveal_or_commitment_is_a_mismatch_for_verify_the_audit_and_
     assert models.audit(gid)["fairness"]["status"] == fair.VERIFIED
     lines = models.export(gid)
     header = orjson.loads(lines[0])
-    assert [r for r in adjudicate(lines) if "fairness" in r][0]["fairness"]["status"] == fair.VERIFIED
+    assert next(r for r in adjudicate(lines) if "fairness" in r)["fairness"]["status"] == fair.VERIFIED
 
     # When the recorded reveal names another seed (as a forged record would)
     real = models.history.events
@@ -259,6 +259,6 @@ def test_a_tampered_reveal_or_commitment_is_a_mismatch_for_verify_the_audit_and_
 
     # When the published commitment in the adjudicator's header is not the one of its seed and salt
     header["commitment"] = "0" * 64
-    closing = [r for r in adjudicate([orjson.dumps(header), *lines[1:]]) if "fairness" in r][0]["fairness"]
+    closing = next(r for r in adjudicate([orjson.dumps(header), *lines[1:]]) if "fairness" in r)["fairness"]
     # Then the adjudicator reports a mismatch
     assert closing["status"] == fair.MISMATCH
