@@ -232,7 +232,8 @@ class GameRules(ABC, Generic[State]):
     def fairness(self, state: State) -> JSON | None:
         """What anyone may know of the seed now: scheme, commitment, practice table or not, and once the game is
         over the revealed seed and salt (None: no commitment recorded)."""
-        return fair.public(self.seal_of(state), self.is_over(state))
+        seal = self.seal_of(state)
+        return None if seal is None else fair.public(seal, self.is_over(state))
 
     # --- clocks: the hooks a game with the ``clock`` table setting fills in --------------------------------------
     def clock_of(self, state: State) -> tuple[ClockSettings, Clocks] | None:
