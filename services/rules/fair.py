@@ -180,10 +180,10 @@ def _message(status: str, problems: list[str]) -> str:
 
 def describe_fact(data: Mapping[str, Any]) -> str:
     """A recorded fairness fact (JSON) in plain words; never tells a sealed seed or salt."""
-    digest = str(data.get("commitment") or "")[:16]
+    # (no digest in the words: the same seed tells the same story, whatever the salt drawn)
     if data.get("type") == SEED_COMMITTED:
-        text = f"The referee commits to the game's seed (sha256 {digest}…); seed and salt are revealed at the end."
+        text = "The referee commits to the game's seed (a sha256); seed and salt are revealed at the end."
         return text + (" A practice table: the creator chose the seed." if data.get("practice") else "")
     ok = verdict([{"type": SEED_COMMITTED, **{k: data.get(k) for k in ("scheme", "commitment")}}, data])
     match = "it matches the commitment" if ok["status"] == VERIFIED else "it does NOT match the commitment"
-    return f"The game's seed {data.get('seed')} and its salt are revealed: {match} (sha256 {digest}…)."
+    return f"The game's seed {data.get('seed')} and its salt are revealed: {match}."
