@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from services.chatbot.client import GatewayClient
 from services.gateway.pages import MAX_EVENTS_PAGE, PageCache, page_of
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import OPEN, Served, error_of, new_game, redis_url, serve, walk  # noqa: F401 - fixture
@@ -252,3 +253,15 @@ def test_a_players_command_completes_while_the_read_gate_is_full(
         assert results == [200] * 5
     finally:
         served.close()
+
+
+def test_the_client_library_follows_the_cursor(served: Served, finished: dict[str, Any]) -> None:
+    gid, last = finished["id"], finished["version"]
+    # When the gateway's client library reads a finished game's events (as a spectator, and as seat 2) and audit
+    with GatewayClient(served.base_url) as anyone, GatewayClient(served.base_url, finished["tokens"][2]) as seat:
+        events = list(anyone.events(gid, limit=64))
+        own = list(seat.events(gid, seat=2))
+        audit = list(anyone.audit(gid, limit=40))
+    # Then each holds every version once
+    assert [e["version"] for e in events] == [e["version"] for e in own] == list(range(1, last + 1))
+    assert [e["version"] for e in audit if e["kind"] == "event"] == list(range(1, last + 1))
