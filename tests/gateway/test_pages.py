@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from services.chatbot.client import GatewayClient
+from services.gateway.limits import ByteBudget, TokenBuckets
 from services.gateway.pages import MAX_EVENTS_PAGE, PageCache, page_of
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import OPEN, Served, error_of, new_game, redis_url, serve, walk  # noqa: F401 - fixture
@@ -265,3 +266,23 @@ def test_the_client_library_follows_the_cursor(served: Served, finished: dict[st
     # Then each holds every version once
     assert [e["version"] for e in events] == [e["version"] for e in own] == list(range(1, last + 1))
     assert [e["version"] for e in audit if e["kind"] == "event"] == list(range(1, last + 1))
+
+
+def test_the_byte_budget_refuses_a_key_in_debt_until_it_refilled() -> None:
+    # Given a budget of 1,000 bytes at once and 100 bytes a second per key (token keys: 5,000 per address)
+    now = [0.0]
+    budget = ByteBudget(
+        TokenBuckets(100.0, 1_000, clock=lambda: now[0]), TokenBuckets(1_000.0, 5_000, clock=lambda: now[0])
+    )
+    # When an anonymous address is served 1,500 bytes in one answer (a page is charged after it is sent)
+    assert budget.wait("a:1.2.3.4", "1.2.3.4") == 0.0
+    budget.charge("a:1.2.3.4", "1.2.3.4", 1_500)
+    # Then it must wait until its debt is paid back, while another address and a token need not
+    assert budget.wait("a:1.2.3.4", "1.2.3.4") == pytest.approx(5.01)
+    assert budget.wait("a:5.6.7.8", "5.6.7.8") == 0.0 and budget.wait("t:x", "1.2.3.4") == 0.0
+    now[0] = 5.1
+    assert budget.wait("a:1.2.3.4", "1.2.3.4") == 0.0
+    # And tokens made up at one address share that address's wider budget
+    for i in range(6):
+        budget.charge(f"t:made-up-{i}", "5.6.7.8", 900)
+    assert budget.wait("t:made-up-9", "5.6.7.8") > 0.0 and budget.wait("a:5.6.7.8", "5.6.7.8") == 0.0
