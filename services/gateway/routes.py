@@ -23,6 +23,7 @@ import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 
 from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
 from services.bots.kinds import bot_kinds
@@ -398,15 +399,6 @@ def _read(gw: Gateway, method: str, *args: Any) -> Any:
         raise ApiError(501, "not_implemented", f"the read model {method!r} is not available yet") from None
 
 
-def _may_see_seat(gw: Gateway, request: Request, game_id: str, seat: int | None) -> None:
-    """A seat's own picture needs its token while the game runs; after the end everything is public."""
-    if seat is None:
-        return
-    pos = gw.position(game_id)
-    if not pos.over:
-        seat_of(pos.info, _token(request), seat)
-
-
 @router.get("/games/{game_id}/scoreboard", responses=ERRORS, tags=["read models"])
 def scoreboard(request: Request, game_id: str = GameId) -> JsonResponse:
     """The live scoreboard (public)."""
@@ -516,16 +508,15 @@ def _dumps(doc: Any) -> bytes:
     tags=["read models"],
     openapi_extra=MAY_TAKE_SEAT,
 )
-def board_svg(
+async def board_svg(
     request: Request,
     game_id: str = GameId,
     version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> Response:
     """The board as SVG (latest, or after ``version``), for a spectator or (with its token) a seat."""
-    gw = _gw(request)
-    _may_see_seat(gw, request, game_id, seat)
-    return Response(_read(gw, "board_svg", game_id, version, seat), media_type="image/svg+xml")
+    svg = await _picture(request, game_id, "board_svg", version, seat)
+    return Response(svg, media_type="image/svg+xml")
 
 
 @router.get(
@@ -535,16 +526,28 @@ def board_svg(
     tags=["read models"],
     openapi_extra=MAY_TAKE_SEAT,
 )
-def board_text(
+async def board_text(
     request: Request,
     game_id: str = GameId,
     version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> PlainTextResponse:
     """The board as text, for a spectator or (with its token) a seat."""
+    return PlainTextResponse(await _picture(request, game_id, "board_text", version, seat))
+
+
+async def _picture(request: Request, game_id: str, method: str, version: int | None, seat: int | None) -> str:
+    """A board picture, drawn in the thread pool: through the read gate unless the caller is a seat."""
     gw = _gw(request)
-    _may_see_seat(gw, request, game_id, seat)
-    return PlainTextResponse(_read(gw, "board_text", game_id, version, seat))
+    pos = await gw.position_async(game_id)
+    token = _token(request)
+    is_seat = _is_seat(pos.info, token)
+    if seat is not None and not pos.over:
+        seat_of(pos.info, token, seat)
+        is_seat = True
+    if is_seat:
+        return await run_in_threadpool(_read, gw, method, game_id, version, seat)  # type: ignore[no-any-return]
+    return await pages.reads_of(request).gate.run(_read, gw, method, game_id, version, seat)  # type: ignore[no-any-return]
 
 
 # --- rules references -------------------------------------------------------------------------------------
