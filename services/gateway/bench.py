@@ -280,9 +280,12 @@ def _moves_beside(
     return samples, counts
 
 
-def measure_read_attack(url: str, scripts: Sequence[perf.GameScript], moves: int = 120) -> dict[str, Any]:
+def measure_read_attack(
+    url: str, scripts: Sequence[perf.GameScript], moves: int = 120, rounds: int = 3
+) -> dict[str, Any]:
     """A player's move median alone and while one anonymous client loops ``GET /games/{id}/events?after=0`` of
-    a long running game (the gateway with its default rate limits), and their ratio."""
+    a long running game (the gateway with its default rate limits), and their ratio; ``moves`` moves each, in
+    ``rounds`` alternating blocks."""
     layout = Layout(prefix=f"ra{uuid.uuid4().hex[:6]}", shards=16)
     worker = perf.spawn_worker(url, layout)
     r = redis.Redis.from_url(url)
@@ -308,8 +311,18 @@ def measure_read_attack(url: str, scripts: Sequence[perf.GameScript], moves: int
         with running_gateway(url, layout, limited=True) as base:
             for game in players:
                 _moves_beside(base, game[:20], None)  # warm-up
-            alone, _ = _moves_beside(base, players[0][20 : 20 + moves], None)
-            attacked, counts = _moves_beside(base, players[1][20 : 20 + moves], "/games/attacked/events?after=0")
+            # Alone and attacked in alternating blocks: the machine's other load drifts alike for both.
+            alone: list[float] = []
+            attacked: list[float] = []
+            counts: dict[str, int] = {}
+            block = max(1, moves // rounds)
+            for i in range(rounds):
+                span = slice(20 + i * block, 20 + (i + 1) * block)
+                alone += _moves_beside(base, players[0][span], None)[0]
+                samples, seen = _moves_beside(base, players[1][span], "/games/attacked/events?after=0")
+                attacked += samples
+                for name, count in seen.items():
+                    counts[name] = counts.get(name, 0) + count
     finally:
         worker.terminate()
         try:
