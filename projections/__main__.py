@@ -28,6 +28,8 @@ from projections.store import MODELS
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
 from services.log import get_logger
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.rules.registry import game_names, get_game
 
@@ -97,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names
     ]  # fmt: skip
     stop = stop_on_signals()
+    models = [(w.model.name, w.group, w.stats) for w in workers]
+    metrics.start(args, "projections", roles.projections(metrics.scrape_client(args.redis_url), layout, shards, models))
     threads = [threading.Thread(target=w.run, args=(stop,), name=w.model.name, daemon=True) for w in workers]
     for t in threads:
         t.start()
@@ -141,8 +145,15 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
     ]  # fmt: skip
     if args.stats_key:
         run += ["--stats-key", args.stats_key]
+    if args.metrics_host:
+        common += ["--metrics-host", args.metrics_host]
+    # Each child serves its own metrics, on consecutive ports from --metrics-port (0: none).
+    ports = [args.metrics_port + i if args.metrics_port else 0 for i in range(len(groups))]
     children = [
-        subprocess.Popen([*common, *run, "--models", ",".join(group)], preexec_fn=_die_with_parent) for group in groups
+        subprocess.Popen(
+            [*common, "--metrics-port", str(port), *run, "--models", ",".join(group)], preexec_fn=_die_with_parent
+        )
+        for group, port in zip(groups, ports, strict=True)
     ]
     stop = stop_on_signals()
     while not stop.wait(0.5):

@@ -12,6 +12,7 @@ from types import FrameType
 
 from services.bus.keys import Layout
 from services.log import configure
+from services.metrics import endpoint as metrics
 
 
 def stop_on_signals() -> threading.Event:
@@ -36,6 +37,7 @@ def add_deployment_arguments(
     p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
     p.add_argument("--plugin", action="append", default=[], help=plugin_help)
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    metrics.add_arguments(p)  # --metrics-port, --metrics-host (services/metrics/endpoint.py)
 
 
 def start_deployment_process(args: argparse.Namespace, prog: str) -> Layout | None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import redis
 
+from services.metrics import catalog as metrics
+
 TRANSIENT_PREFIXES = (
     "OOM",  # maxmemory reached (noeviction)
     "LOADING",  # loading the data set (restart, AOF)
@@ -111,6 +113,7 @@ class Outage:
         """One attempt met the fault ``exc``."""
         now = time.monotonic()
         kind = fault_kind(exc)
+        metrics.redis_error(kind)
         self.failures += 1
         self.kinds[kind] += 1
         if self.started is None:
