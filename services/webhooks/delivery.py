@@ -242,6 +242,8 @@ class Deliverer(WebhooksPart):
                 if not post.done():
                     post.cancel()  # its connection is closed, not kept
                     await asyncio.wait({post})
+                if not post.cancelled():
+                    post.exception()  # seen: an outcome that came too late is decided above already
         if 200 <= status < 300:
             return
         if _retriable(status):
