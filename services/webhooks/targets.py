@@ -8,7 +8,10 @@ development machine: ``allow_private``), a target must be a public address:
 
 * at registration (:func:`check_url`): ``http`` or ``https`` only, a host, no user name or password in the
   URL, at most :data:`MAX_URL` characters, and no IP literal or well-known name that is loopback, private,
-  link-local, multicast or reserved;
+  link-local, site-local, multicast or reserved. An IPv6 address that carries an IPv4 address (IPv4-mapped,
+  IPv4-translated, IPv4-compatible, NAT64 ``64:ff9b::/96``, 6to4 ``2002::/16``, Teredo ``2001::/32``) is judged by
+  the IPv4 addresses it leads to (``[::ffff:0:7f00:1]`` is 127.0.0.1), and the local-use NAT64 prefix
+  ``64:ff9b:1::/48`` is refused (the local network decides where it leads);
 * before every delivery attempt (:func:`check_host`): the host name is resolved and every address it resolves
   to must be public (a name may be re-pointed after registration); redirects are never followed.
 
@@ -39,10 +42,47 @@ class BadTarget(ValueError):
         self.message = message
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+"""The well-known NAT64 prefix (RFC 6052): the last 32 bits are the IPv4 address a translator reaches."""
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+"""The local-use NAT64 prefix (RFC 8215): where the IPv4 address sits is the local network's choice."""
+_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")
+"""IPv4-translated addresses (RFC 2765, SIIT): the last 32 bits are an IPv4 address."""
+_SITE_LOCAL = ipaddress.IPv6Network("fec0::/10")
+"""Site-local (deprecated by RFC 3879, still routed inside some networks): never public."""
+
+
+def _embedded(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address] | None:
+    """The IPv4 addresses an IPv6 address leads to (None: a plain IPv6 address): IPv4-mapped, IPv4-translated,
+    IPv4-compatible (``::a.b.c.d``, also ``::1`` and ``::``), NAT64, 6to4, and Teredo (its server and its client,
+    whose address is stored inverted)."""
+    last32 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip in _TRANSLATED or ip in _NAT64 or int(ip) >> 32 == 0:
+        return [last32]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    if ip.teredo is not None:
+        return list(ip.teredo)
+    return None
+
+
 def _public(address: str) -> bool:
+    """Whether an address literal is one a webhook may reach: a global unicast address, judged for the IPv6 forms
+    that carry an IPv4 address by the IPv4 addresses they lead to."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _SITE_LOCAL or ip in _NAT64_LOCAL:
+            return False
+        embedded = _embedded(ip)
+        if embedded is not None:
+            return all(_public_v4(v4) for v4 in embedded)
+        return ip.is_global and not ip.is_multicast and not ip.is_reserved
+    return _public_v4(ip)
+
+
+def _public_v4(ip: ipaddress.IPv4Address) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
