@@ -3,7 +3,8 @@
 It reads the shards' outbox streams with the consumer group ``deliver`` (its own pending entries first, then
 new ones, and every ``recover_every_ms`` the entries another consumer left idle for ``claim_idle_ms``) and
 starts one task per notice. A task reads the hook (URL and key; a deleted hook ends the notice quietly),
-signs the body (services/webhooks/signing.py) and POSTs it:
+signs the body (services/webhooks/signing.py) and POSTs it, connecting only to addresses it checked
+(services/webhooks/targets.py: CheckedBackend):
 
 * 2xx: delivered. A network error, a timeout, 408, 429 or 5xx: tried again after a jittered, growing pause
   (``retry_first_s`` up to ``retry_cap_s``), at most ``max_attempts`` times in all. Any other answer (a 3xx:
@@ -46,7 +47,7 @@ from services.webhooks.hooks import Hook
 from services.webhooks.part import WebhooksPart
 from services.webhooks.signing import signature
 from services.webhooks.slots import FairSlots
-from services.webhooks.targets import BadTarget, check_host
+from services.webhooks.targets import BadTarget, check_url, checked_transport
 
 T = TypeVar("T")
 
@@ -114,8 +115,9 @@ class Deliverer(WebhooksPart):
         self.log.info("webhooks.deliver", shards=len(self.shards), concurrency=self.cfg.concurrency)
         in_flight = self.cfg.concurrency + self.cfg.slow_slots  # both lanes: never a wait for a connection
         limits = httpx.Limits(max_connections=in_flight, max_keepalive_connections=self.cfg.concurrency)
+        transport = self.transport or checked_transport(limits, allow_private=self.cfg.allow_private)
         async with httpx.AsyncClient(
-            timeout=self.cfg.timeout_s, follow_redirects=False, limits=limits, transport=self.transport,
+            timeout=self.cfg.timeout_s, follow_redirects=False, transport=transport,
             headers={"User-Agent": USER_AGENT}, trust_env=False,
         ) as http:  # fmt: skip
             self._http = http
@@ -251,11 +253,15 @@ class Deliverer(WebhooksPart):
         raise _Permanent(f"HTTP {status}")
 
     async def _post(self, hook: Hook, notice_id: str, body: bytes, attempt: int) -> int:
-        """Check the target's addresses, POST the signed notice, read the answer; its status."""
+        """POST the signed notice (a new connection goes only to checked addresses: CheckedBackend), read the
+        answer; its status."""
         try:
-            await check_host(hook.url, allow_private=self.cfg.allow_private)
+            return await self._send(hook, notice_id, body, attempt)
         except BadTarget as exc:
             raise _Permanent(f"{exc.code}: {exc.message}") from None
+
+    async def _send(self, hook: Hook, notice_id: str, body: bytes, attempt: int) -> int:
+        check_url(hook.url, allow_private=self.cfg.allow_private)
         assert self._http is not None
         now = int(time.time())
         headers = {

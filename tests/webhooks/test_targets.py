@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import socket
 
+import httpx
 import pytest
 
 from services.webhooks.signing import new_secret, signature, verify
-from services.webhooks.targets import BadTarget, check_host, check_url
+from services.webhooks.targets import BadTarget, check_host, check_url, checked_transport
+from tests.webhooks.receiver import receiver
 
 
 @pytest.mark.parametrize(
@@ -106,6 +108,32 @@ def test_given_a_public_name_when_it_resolves_to_an_ipv6_form_of_a_private_addre
     with pytest.raises(BadTarget) as refused:
         asyncio.run(check_host(url))
     assert refused.value.code == "private_target"
+
+
+def test_given_a_name_rebound_after_its_check_when_a_delivery_connects_then_it_reaches_only_a_checked_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with receiver() as rx:
+        port = int(rx.url.rsplit(":", 1)[1])
+        url = f"http://rebound.example:{port}/hook"
+        answers = iter(["93.184.216.34"])  # public once (for the check), this machine ever after
+
+        async def rebinding(self: object, host: str, port: int, **_: object) -> list[tuple[object, ...]]:
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (next(answers, "127.0.0.1"), port))]
+
+        monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", rebinding)
+        # Given a name that resolves to a public address when checked
+        asyncio.run(check_host(url))
+
+        # When a delivery connects (the name now resolves to this machine, where a receiver listens)
+        async def post() -> None:
+            async with httpx.AsyncClient(transport=checked_transport(httpx.Limits())) as http:
+                await http.post(url, content=b"{}")
+
+        # Then the connection is refused, and the receiver hears nothing
+        with pytest.raises(BadTarget) as refused:
+            asyncio.run(post())
+        assert refused.value.code == "private_target" and rx.requests == []
 
 
 def test_given_a_signed_body_when_verified_then_only_the_same_secret_body_and_a_recent_time_pass() -> None:
