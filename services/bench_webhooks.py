@@ -149,7 +149,9 @@ def measure(url: str, game: str, notices: int = 2000, whole_game: bool = True) -
             _wait(lambda: len(got) >= notices and r.xlen(layout.webhooks(layout.shard_of(gid))) == 0, 300)
             rate = notices / (time.monotonic() - started)
             cpu_ms = (_cpu_s(procs[-1].pid) - cpu) * 1000 / notices
-            honest = honest_latencies(service, hooks, outbox, game, (hook_url, secret, got))
+            honest = honest_latencies(
+                service, hooks, outbox, game, (hook_url, secret, got), samples=20 if whole_game else 5
+            )
     finally:
         for proc in procs:
             proc.terminate()
