@@ -162,8 +162,9 @@ class RulesWorker:
         self.log.info("worker.start", shards=self.shards)
         try:
             self.loop.run(
-                self.step, stop or threading.Event(), on_error=self._on_error, healthy=lambda: not self._retry
-            )
+                self.step, stop or threading.Event(), on_error=self._on_error,
+                healthy=lambda: not self._retry and not self.lease.faulted,
+            )  # fmt: skip
         finally:
             self.release()
             self.log.info("worker.stop", stats=dict(self.stats))
