@@ -87,3 +87,21 @@ def test_a_consumer_loop_is_a_part_of_the_readiness_while_it_runs(tmp_path: Path
     assert seen == [False, False, False, False, True, True]
     assert log.events.count("redis.waiting") == 1 and log.events.count("redis.ready") == 1
     assert readiness.ok and readiness.waiting_parts() == []
+
+
+def test_the_projections_supervisor_is_ready_while_every_child_is(tmp_path: Path) -> None:
+    # Given the ready files of two child processes, one of them ready
+    from projections.__main__ import _mirror_ready
+
+    mine, children = tmp_path / "ready", [tmp_path / "ready.0", tmp_path / "ready.1"]
+    children[0].write_text("1\n")
+
+    # Then the supervisor's is absent until both are, and goes when one goes
+    _mirror_ready(mine, children)
+    assert not mine.exists()
+    children[1].write_text("2\n")
+    _mirror_ready(mine, children)
+    assert mine.exists()
+    children[0].unlink()
+    _mirror_ready(mine, children)
+    assert not mine.exists()
