@@ -7,9 +7,8 @@ when a step went through again (:meth:`ready`). The process as a whole is ready 
 The log says so once per episode for the whole process, however many parts wait: ``redis.waiting`` (warning:
 the first fault, its kind and the part that met it) when the process stops being ready, ``redis.ready`` (warning:
 how long it waited, the kinds of fault met) when every part is through again; and ``redis.ready`` (info) once at
-a start that did not wait. A process
-started before its Redis exists, or whose Redis restarts and replays its AOF (``LOADING``), waits like this and
-carries on by itself.
+a start that did not wait. A process started before its Redis exists, or whose Redis restarts and replays its AOF
+(``LOADING``), waits like this and carries on by itself.
 
 Readiness is reported by the gateway's ``/health`` and, for the other processes, by a ready file
 (``--ready-file`` or env ``THRONE_READY_FILE``): it exists while the process is ready and is removed while it
