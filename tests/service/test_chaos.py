@@ -8,8 +8,8 @@ a second, as a real client after a timeout would. Meanwhile the rules worker is 
 replaced by a new process under another worker id; the projection process is killed once too. Each new worker is
 let finish its take-over (the commands it claimed from the dead one) before it may be killed in turn: a command in
 flight at more than ``max_attempts`` crashes in a row is then decided alone (services/bus/README.md, Guarantees;
-tests/service/test_suspects.py), which is not what this test is about. Then the recorded games must hold exactly what the clients were
-told, and every read model must equal its rebuild from zero.
+tests/service/test_suspects.py), which is not what this test is about. Then the recorded games must hold exactly
+what the clients were told, and every read model must equal its rebuild from zero.
 
 The run is seeded (``THRONE_CHAOS_SEED``): the games, the commands and the pauses between kills repeat; where
 the kills land in the stream of commands does not, so the test asserts properties that must hold wherever they
