@@ -42,6 +42,7 @@ import redis
 from services.bus.consumer import Entry
 from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import DELIVER_GROUP, Layout
+from services.bus.readiness import PROCESS
 from services.webhooks.config import WebhookConfig
 from services.webhooks.hooks import Hook
 from services.webhooks.part import WebhooksPart
@@ -86,7 +87,7 @@ class Deliverer(WebhooksPart):
         super().__init__(client, shards, layout=layout, config=config, consumer=consumer, part="deliverer")
         self.outbox_reader = self.group_consumer(DELIVER_GROUP, self.layout.webhooks)
         self.transport = transport
-        self._outage = Outage(self.log)
+        self._outage = Outage(self.log, part="webhooks-deliverer", readiness=PROCESS)
         self._faults = Backoff(0.05, 2.0)
         self._tasks: set[asyncio.Task[None]] = set()
         self._busy: set[tuple[int, bytes]] = set()
@@ -122,6 +123,7 @@ class Deliverer(WebhooksPart):
         ) as http:  # fmt: skip
             self._http = http
             ready = False
+            self._outage.start()
             next_recover = 0.0
             while not stop.is_set():
                 try:
@@ -143,6 +145,7 @@ class Deliverer(WebhooksPart):
                 except Exception as exc:
                     ready = False
                     await asyncio.sleep(self._failed(exc))
+            self._outage.stop()
             for task in list(self._tasks):
                 task.cancel()
             if self._tasks:
