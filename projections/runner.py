@@ -84,7 +84,7 @@ class ProjectionWorker:
         self.shards = sorted(set(range(self.layout.shards) if shards is None else shards))
         self.group = group_of(model.name)
         self.consumer = consumer
-        self.scripts = ProjectionScripts.load(client)
+        self.scripts = ProjectionScripts.load_or_expect(client)
         self.lags: deque[float] = deque(maxlen=self.cfg.lag_samples)
         """Milliseconds from an event's commit to its write in this model (live events only)."""
         self._lag_seconds = metrics.PROJECTION_LAG_SECONDS.labels(model.name)

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.bus.keys import Layout
+from services.bus.readiness import READY_FILE_ENV
 from services.gateway.lobby import SEAT_KEY_ENV
 from services.log import get_logger
 from services.metrics.endpoint import child_port
@@ -185,6 +186,8 @@ def serve(
     # The gateway derives open seats' tokens from this key (services/gateway/lobby.py): one key for the whole run,
     # so a gateway restarted by the supervisor still hands out the open seats of games created before.
     os.environ.setdefault(SEAT_KEY_ENV, secrets.token_hex(32))
+    # One ready file is one process's: the children must not share this process's (the supervisor restarts them).
+    os.environ.pop(READY_FILE_ENV, None)
     layout = Layout.from_env()
     specs = plan(
         layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections,
