@@ -11,7 +11,11 @@ and one increment); decide and commit times are observed once per batch.
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Histogram, disable_created_metrics
+
+# No ``*_created`` series (a start time per counter and histogram child): they double the series and no rule or
+# panel reads them (``process_start_time_seconds`` says when a process started).
+disable_created_metrics()
 
 # Seconds: a batch's decide or commit takes from tens of microseconds (one command) to a few hundred ms (a full
 # batch on a loaded host).

@@ -88,7 +88,7 @@ def child_port(base: int, role: str, index: int = 0) -> int:
 def sample_names(family: Family) -> set[str]:
     """The names a family's samples carry in the text format."""
     if family.kind == "counter":
-        return {f"{family.name}_total", f"{family.name}_created"}
+        return {f"{family.name}_total"}
     return {family.name}
 
 
@@ -99,9 +99,9 @@ def exported_names() -> set[str]:
     for metric in catalog.ALL:
         for family in metric.describe():
             if family.type == "counter":
-                names |= {f"{family.name}_total", f"{family.name}_created"}
+                names.add(f"{family.name}_total")
             elif family.type == "histogram":
-                names |= {f"{family.name}_{s}" for s in ("bucket", "sum", "count", "created")}
+                names |= {f"{family.name}_{s}" for s in ("bucket", "sum", "count")}
             else:
                 names.add(family.name)
     for family in roles.FAMILIES:
