@@ -30,6 +30,8 @@ from projections.store import MODELS
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
 from services.log import get_logger
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.rules.registry import game_names, get_game
 
@@ -99,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names
     ]  # fmt: skip
     stop = stop_on_signals()
+    models = [(w.model.name, w.group, w.stats) for w in workers]
+    metrics.start(args, "projections", roles.projections(metrics.scrape_client(args.redis_url), layout, shards, models))
     threads = [threading.Thread(target=w.run, args=(stop,), name=w.model.name, daemon=True) for w in workers]
     for t in threads:
         t.start()
@@ -143,13 +147,19 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
     ]  # fmt: skip
     if args.stats_key:
         run += ["--stats-key", args.stats_key]
+    if args.metrics_host:
+        common += ["--metrics-host", args.metrics_host]
     # Each child keeps a ready file of its own; this process's exists while all of theirs do.
     ready_files = [Path(f"{args.ready_file}.{i}") for i in range(len(groups))] if args.ready_file else []
+    # Each child serves its own metrics, on consecutive ports from --metrics-port (0: none).
+    ports = [args.metrics_port + i if args.metrics_port else 0 for i in range(len(groups))]
     children = [
         subprocess.Popen(
             [
                 *common,
                 *(["--ready-file", str(ready_files[i])] if ready_files else []),
+                "--metrics-port",
+                str(ports[i]),
                 *run,
                 "--models",
                 ",".join(group),

@@ -13,6 +13,7 @@ from types import FrameType
 from services.bus.keys import Layout
 from services.bus.readiness import PROCESS, READY_FILE_ENV
 from services.log import configure
+from services.metrics import endpoint as metrics
 
 
 def stop_on_signals() -> threading.Event:
@@ -37,6 +38,7 @@ def add_deployment_arguments(
     p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
     p.add_argument("--plugin", action="append", default=[], help=plugin_help)
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    metrics.add_arguments(p)  # --metrics-port, --metrics-host (services/metrics/endpoint.py)
     add_ready_file_argument(p)
 
 

@@ -28,9 +28,10 @@ from typing import Any
 import redis
 
 from services.bus.connection import is_cluster
-from services.bus.faults import Backoff, Outage, is_transient
+from services.bus.faults import Backoff, Outage, fault_kind, is_transient
 from services.bus.readiness import PROCESS, Readiness
 from services.bus.streams import GroupReader
+from services.metrics import catalog as metrics
 
 Fields = dict[bytes, bytes]
 Entry = tuple[int, bytes, Fields | None]
@@ -300,11 +301,14 @@ class ConsumerLoop:
     def _failed(self, exc: Exception, on_error: Callable[[Exception], None] | None) -> float:
         """Log ``exc``, run the hook, and say how long to wait."""
         if isinstance(exc, redis.exceptions.NoScriptError):  # (not exported as redis.NoScriptError)
+            metrics.redis_error(fault_kind(exc))
             delay = 0.0  # Redis restarted or flushed its scripts: the hook loads them again, no pause
         elif is_transient(exc):
-            self.outage.failed(exc)  # logged once per episode, not once per attempt
+            self.outage.failed(exc)  # logged once per episode, not once per attempt (counted there)
             delay = self.faults.next()
         else:
+            if isinstance(exc, redis.RedisError):
+                metrics.redis_error(fault_kind(exc))  # a script error, a wrong type: not transient, still Redis
             self.log.exception(f"{self.name}.error", error=repr(exc))
             delay = self.errors.next()
         if on_error is not None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import redis
 
+from services.metrics import catalog as metrics
+
 TRANSIENT_PREFIXES = (
     "OOM",  # maxmemory reached (noeviction)
     "LOADING",  # loading the data set (restart, AOF)
@@ -130,6 +132,7 @@ class Outage:
         """One attempt met the fault ``exc``."""
         now = time.monotonic()
         kind = fault_kind(exc)
+        metrics.redis_error(kind)
         if self.readiness is not None:
             self.readiness.waiting(self.part, exc)
         self.failures += 1

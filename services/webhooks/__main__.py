@@ -22,6 +22,8 @@ import orjson
 
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.webhooks.clocks import ClockNoticeFollower
 from services.webhooks.config import WebhookConfig, allow_private_from_env
@@ -75,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     clocks = ClockNoticeFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
     deliverer = Deliverer(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
     stop = stop_on_signals()
+    metrics.start(args, "webhooks", roles.webhooks(metrics.scrape_client(args.redis_url), layout, shards))
     threads = [
         threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True),
         threading.Thread(target=clocks.run, args=(stop,), name="webhooks-clocks", daemon=True),

@@ -43,6 +43,7 @@ from services.bus.consumer import Entry
 from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import DELIVER_GROUP, Layout
 from services.bus.readiness import PROCESS
+from services.metrics import catalog as metrics
 from services.webhooks.config import WebhookConfig
 from services.webhooks.hooks import Hook
 from services.webhooks.part import WebhooksPart
@@ -195,6 +196,7 @@ class Deliverer(WebhooksPart):
         hook = await self._redis(lambda: self.hooks.get(game_id, field))
         if hook is None:  # deleted (or gone with its ended game): nobody to tell
             self.stats["no_hook"] += 1
+            metrics.WEBHOOK_DELIVERIES.labels("no_hook").inc()
             await self._redis(lambda: self.outbox.finish(shard, eid, game_id, "", delivered=True))
             return
         ctx = {"game": game_id, "hook": hook.id, "notice": notice_id, "host": urlsplit(hook.url).hostname}
@@ -209,14 +211,17 @@ class Deliverer(WebhooksPart):
                 break
             except (httpx.HTTPError, OSError, _Retry) as exc:
                 error = str(exc) or type(exc).__name__
+                metrics.WEBHOOK_ATTEMPT_ERRORS.inc()
                 self.log.info("webhooks.retry", **ctx, attempt=attempt, error=error[:200])
                 if attempt < self.cfg.max_attempts:
                     await asyncio.sleep(backoff.next())
                 continue
             self.stats["delivered"] += 1
+            metrics.WEBHOOK_DELIVERIES.labels("delivered").inc()
             await self._redis(lambda: self.outbox.finish(shard, eid, game_id, field, delivered=True))
             return
         self.stats["failed"] += 1
+        metrics.WEBHOOK_DELIVERIES.labels("failed").inc()
         self.log.error("webhooks.delivery_failed", **ctx, attempts=attempt, error=error[:300])
         await self._redis(
             lambda: self.outbox.finish(

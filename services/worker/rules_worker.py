@@ -48,6 +48,7 @@ from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, EnvelopeError, parse_entry
 from services.bus.keys import GROUP, Layout
 from services.log import get_logger
+from services.metrics import catalog as metrics
 from services.store.commit import CommitStore
 from services.store.leases import LeaseStore
 from services.store.repository import GameLookup, GameRepository, registry_game
@@ -335,6 +336,7 @@ class RulesWorker:
         self._reread.update(shard for shard, _, _ in todo)
 
     def _round(self, entries: list[Entry]) -> list[Entry]:
+        started = time.perf_counter()
         rnd = Round()
         parsed: list[tuple[Entry, CommandEnvelope | CreateEnvelope | EnvelopeError | None]] = []
         for entry in entries:
@@ -362,6 +364,8 @@ class RulesWorker:
             if plan is not None:
                 plans.append(plan)
         self._reread |= rnd.reread
+        metrics.WORKER_DECIDE_SECONDS.observe(time.perf_counter() - started)  # once per batch, not per command
+        metrics.WORKER_BATCH_COMMANDS.observe(len(entries))
         return self.committer.commit(plans, rnd)
 
     def _prefetch(self, rnd: Round, game_ids: list[str]) -> None:
