@@ -33,6 +33,8 @@ from services.gateway.cors import parse_origins
 from services.gateway.limits import Limits
 from services.gateway.protocol import server_config
 from services.log import configure, get_logger
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.webhooks.config import allow_private_from_env
 from services.worker.rules_worker import RulesWorker
 
@@ -75,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="accept webhook URLs on private addresses (tests, development; env THRONE_WEBHOOKS_ALLOW_PRIVATE)",
     )  # fmt: skip
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    metrics.add_arguments(p)  # its own port, not the API's (services/metrics/endpoint.py)
     p.add_argument(
         "--cors-origin", action="append", default=None,
         help=f"a web origin whose pages may call the gateway (repeatable, or comma-separated; '*' any; default: env "
@@ -113,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for thread in threads:
         thread.start()
     app = create_app(client, layout, limits=limits, cors_origins=origins, board_links=links)
+    metrics.start(args, "gateway", roles.gateway(lambda: app.state.feeds.open_feeds))
     get_logger("gateway").info(
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
         embedded=embedded, in_process=[t.name for t in threads], cors_origins=origins,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Sequence
@@ -14,6 +15,7 @@ from fastapi import FastAPI
 from projections.api import ReadModels
 from services.bus.client import BusClient
 from services.bus.keys import Layout
+from services.bus.readiness import PROCESS, watch_redis
 from services.gateway.asyncbus import AsyncBus, async_twin
 from services.gateway.boardlinks import BoardLinks
 from services.gateway.cors import install_cors, origins_from_env
@@ -94,7 +96,13 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+        # Redis away or loading at start, or later: logged once (redis.waiting, redis.ready) and /health says
+        # 503 meanwhile; requests are answered 503 redis_unavailable until it is back (services/bus/readiness.py).
+        watch = asyncio.create_task(watch_redis(aclient.ping, f"gateway#{id(app)}", PROCESS))
         yield
+        watch.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watch
         await feeds.aclose()
         for each in (aclient, fclient):
             with contextlib.suppress(Exception):

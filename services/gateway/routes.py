@@ -29,6 +29,7 @@ from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
 from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated, new_id
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
+from services.bus.readiness import PROCESS
 from services.gateway import chatting, pages
 from services.gateway import errors as E
 from services.gateway.auth import SCHEME, SEAT_TOKEN, bearer_token, seat_of
@@ -667,10 +668,14 @@ def schema(kind: str, game: str) -> JsonResponse:
 
 @router.get("/health", responses={503: ERRORS[503]}, tags=["health"])
 async def health(request: Request) -> JsonResponse:
-    """Whether this gateway reaches its Redis."""
+    """Whether this gateway is ready: it reaches its Redis (not loading, not refusing), and so does every loop it
+    runs in-process (``--worker``, ``--bots``, ``--projections``)."""
     gw = _gw(request)
     try:
         ok = bool(await gw.bus.r.ping())
     except Exception as exc:  # report, do not raise: a health check answers
         return JsonResponse(E.error_body(E.UNAVAILABLE, f"redis: {exc}"), status_code=503)
+    waiting = PROCESS.waiting_parts()
+    if waiting:
+        return JsonResponse(E.error_body(E.UNAVAILABLE, f"waiting for redis: {', '.join(waiting)}"), status_code=503)
     return JsonResponse({"ok": ok})

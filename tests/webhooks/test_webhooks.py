@@ -321,5 +321,5 @@ def test_given_a_receiver_that_hangs_when_notices_are_due_then_the_other_receive
             release.set()
         # And once released, seat 0's receiver gets its turns too
         wait_for(lambda: set(slow.unique) >= {f"{gid}:0:turn:{v}" for v in versions[1::2]})
-        # And the per-host slots are forgotten once nobody waits for them
-        wait_for(lambda: len(hooks.deliverer._hosts) == 0)
+        # And the hosts' and seats' slots are forgotten once nobody waits for them
+        wait_for(lambda: len(hooks.deliverer.slots) == 0)
