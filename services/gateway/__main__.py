@@ -56,6 +56,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--burst", type=int, default=d.burst)
     p.add_argument("--address-rate", type=float, default=d.address_rate, help="requests/s per client address")
     p.add_argument("--address-burst", type=int, default=d.address_burst)
+    p.add_argument("--read-bytes-rate", type=float, default=d.read_bytes_rate, help="answer bytes/s per client key")
+    p.add_argument("--read-bytes-burst", type=int, default=d.read_bytes_burst)
+    p.add_argument(
+        "--address-bytes-rate", type=float, default=d.address_bytes_rate,
+        help="answer bytes/s per client address (its token requests)",
+    )  # fmt: skip
+    p.add_argument("--address-bytes-burst", type=int, default=d.address_bytes_burst)
+    p.add_argument("--read-slots", type=int, default=d.read_slots, help="anonymous heavy reads built at once")
+    p.add_argument("--page-cache-bytes", type=int, default=d.page_cache_bytes, help="finished games' pages kept")
     p.add_argument("--max-body", type=int, default=d.max_body, help="largest request body in bytes")
     p.add_argument("--command-timeout", type=float, default=d.command_timeout, help="seconds to await an outcome")
     p.add_argument("--feeds-per-address", type=int, default=d.feeds_per_address, help="open feeds per address")
@@ -93,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         address_burst=args.address_burst, command_timeout=args.command_timeout,
         feeds_per_address=args.feeds_per_address, feeds_total=args.feeds_total, max_header=args.max_header,
         read_timeout=args.read_timeout, webhooks_per_seat=args.webhooks_per_seat,
-        webhooks_allow_private=args.webhooks_allow_private,
+        webhooks_allow_private=args.webhooks_allow_private, read_bytes_rate=args.read_bytes_rate,
+        read_bytes_burst=args.read_bytes_burst, address_bytes_rate=args.address_bytes_rate,
+        address_bytes_burst=args.address_bytes_burst, read_slots=args.read_slots,
+        page_cache_bytes=args.page_cache_bytes,
     )  # fmt: skip
     stop = threading.Event()
     embedded = is_embedded(client)

@@ -253,16 +253,36 @@ class Turn(BaseModel):
 
 
 class SeatEvents(BaseModel):
-    """A seat's events after a version, each with its narration; ``turn`` when the game now waits for the seat
-    (its own events route only)."""
+    """A page of a seat's events after a version, each with its narration; ``turn`` when the game now waits for
+    the seat (its own events route only). Walk the pages with ``after = next`` until ``next`` is null."""
 
     game_id: str
     game: str = Field(description="the game's name: which game's events ``events`` holds")
     seat: int | None
-    version: int
+    version: int = Field(description="the game's latest version")
     over: bool
     events: list[NarratedEvent]
     turn: Turn | None = None
+    after: int = Field(0, description="the page holds the events after this version (the request's ``after``)")
+    next: int | None = Field(
+        None, description="the ``after`` of the next page; null: this page reached ``version`` (poll from there)"
+    )
+
+
+class AuditPage(BaseModel):
+    """A page of a game's audit: the entries (events, and the commands refused at each) of versions
+    ``after < version <= next`` (or of one ``version``). Walk the pages with ``after = next`` until it is null."""
+
+    game_id: str
+    seat: int | None = Field(None, description="with ``?seat=``: only that seat's refused commands")
+    last_version: int = Field(description="the game's latest version")
+    over: bool
+    after: int | None = Field(description="the page holds the entries after this version (null: one ``version``)")
+    next: int | None = Field(description="the ``after`` of the next page; null: this page reached ``last_version``")
+    entries: list[dict[str, Any]] = Field(
+        description="``kind`` event (``version``, ``event_type``, ``event``, ``rulings``, ``cause``, ``command``, "
+        "...) or refusal (``version`` judged at, ``code``, ``message``, ``command``, ...), in the order judged"
+    )
 
 
 MIN_CHAT_CHARS = 300
