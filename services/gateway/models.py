@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from services.bus.client import BOT_KIND_RE
 from services.bus.envelope import MAX_PLAYERS
@@ -29,32 +29,55 @@ MAX_DEPTH = 16
 """Deepest nesting of arrays and objects in a command or in settings."""
 
 
-def bounded_json(value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` unchanged if every integer in it is a signed 64-bit one, every float finite and no array or
-    object is nested deeper than :data:`MAX_DEPTH`; else ValueError saying where."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
-    while stack:
-        item, path, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise ValueError(f"{path or 'the value'} is nested more than {MAX_DEPTH} levels deep")
-            pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in pairs)
-        elif isinstance(item, bool) or item is None or isinstance(item, str):
-            continue
-        elif isinstance(item, int):
-            if not -MAX_INT - 1 <= item <= MAX_INT:
-                raise ValueError(f"{path or 'the value'}: integers must fit in 64 bits (-2^63..2^63-1)")
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise ValueError(f"{path or 'the value'}: numbers must be finite")
+def integral(value: Any) -> Any:
+    """``value`` as an ``int`` when it is a float with no fractional part (``2.0`` is the integer 2), else as is.
+
+    JSON has one number type: ``2.0`` and ``2`` are the same number, and JSON Schema (hence the OpenAPI
+    document) calls both an integer. So an integer field takes ``2.0``; it still refuses ``2.5``, ``"2"`` and
+    ``true`` (no coercion of other types)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
+
+
+def bounded_json(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with every integral float made an integer (see :func:`integral`), if every integer in it is a
+    signed 64-bit one, every float finite and no array or object is nested deeper than :data:`MAX_DEPTH`; else
+    ValueError saying where."""
+    return _bounded(value, "", 1)  # type: ignore[no-any-return]
+
+
+def _bounded(item: Any, path: str, depth: int) -> Any:
+    if isinstance(item, dict | list):
+        if depth > MAX_DEPTH:
+            raise ValueError(f"{path or 'the value'} is nested more than {MAX_DEPTH} levels deep")
+        if isinstance(item, dict):
+            return {k: _bounded(v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in item.items()}
+        return [_bounded(v, f"{path}.{i}" if path else str(i), depth + 1) for i, v in enumerate(item)]
+    if isinstance(item, bool) or item is None or isinstance(item, str):
+        return item
+    if isinstance(item, float):
+        if not math.isfinite(item):
+            raise ValueError(f"{path or 'the value'}: numbers must be finite")
+        item = integral(item)
+    if isinstance(item, int) and not -MAX_INT - 1 <= item <= MAX_INT:
+        raise ValueError(f"{path or 'the value'}: integers must fit in 64 bits (-2^63..2^63-1)")
+    return item
 
 
 JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]
 """A JSON object bounded by :func:`bounded_json`."""
 SeatKey = Annotated[str, Field(pattern=r"^(0|[1-9][0-9]?)$")]
 BotKind = Annotated[str, Field(pattern=BOT_KIND_RE.pattern)]
-Version = Annotated[int, Field(ge=0, le=MAX_VERSION)]
+
+
+def Int(ge: int, le: int) -> Any:
+    """An integer of a request body from ``ge`` to ``le``, where ``2.0`` is the integer 2 (:func:`integral`). The
+    bounds go inside, before the validator, so that the document shows them as ``minimum``/``maximum``."""
+    return Annotated[int, Field(ge=ge, le=le), BeforeValidator(integral)]
+
+
+Version = Int(0, MAX_VERSION)
 
 
 class _Request(BaseModel):
@@ -74,7 +97,7 @@ class CreateGameRequest(_Request):
     settings: JsonObject = Field(
         default_factory=dict, description="the game's table options, checked strictly by the game (no coercion)"
     )
-    seed: int | None = Field(default=None, ge=0, le=MAX_SAFE_INT, description="drawn at random when left out")
+    seed: Int(0, MAX_SAFE_INT) | None = Field(default=None, description="drawn at random when left out")
     bots: dict[SeatKey, BotKind] = Field(
         default_factory=dict,
         description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',
@@ -88,9 +111,10 @@ class CreateGameRequest(_Request):
         examples=[["acct:ann", None, "acct:cid"]],
     )
 
-    open: list[Annotated[int, Field(ge=0, lt=MAX_PLAYERS)]] = Field(
+    open: list[Int(0, MAX_PLAYERS - 1)] = Field(
         default_factory=list,
         max_length=MAX_PLAYERS,
+        json_schema_extra={"uniqueItems": True},
         description="seats left open: their tokens are not returned here; the lobby offers them "
         "(`GET /games?status=open`) and the first `POST /games/{id}/seats/{seat}/claim` receives the token",
         examples=[[2, 3]],
@@ -284,10 +308,8 @@ class ChatRequest(_Request):
         description="the version this seat last saw: the reply narrates what happened after it (default: what "
         "the gateway remembers from this seat's last chat message)",
     )
-    max_chars: int | None = Field(
+    max_chars: Int(MIN_CHAT_CHARS, MAX_CHAT_CHARS) | None = Field(
         default=None,
-        ge=MIN_CHAT_CHARS,
-        le=MAX_CHAT_CHARS,
         description=f"the longest message the chat platform takes (default {DEFAULT_CHAT_CHARS}, or the query's)",
     )
 
@@ -401,7 +423,7 @@ class BoardLinkRequest(_Request):
     version: Version | None = Field(
         default=None, description="the board after this version; left out: the latest board whenever it is shown"
     )
-    ttl: int = Field(default=DEFAULT_TTL, ge=1, le=MAX_TTL, description=f"seconds the link lasts (at most {MAX_TTL})")
+    ttl: Int(1, MAX_TTL) = Field(default=DEFAULT_TTL, description=f"seconds the link lasts (at most {MAX_TTL})")
 
 
 class BoardLink(BaseModel):
