@@ -1,80 +1,33 @@
 """Request and response bodies of the gateway (they make the published OpenAPI document precise).
 
-Request bodies are validated strictly: no coercion (``"7"`` or ``true`` is no integer, ``"yes"`` no boolean),
-no unknown fields, every integer bounded, player names checked (:mod:`services.bus.names`). The free-form JSON
-of a command or of a game's settings is bounded too (:func:`bounded_json`): integers fit in 64 bits (what the
-bus and the store can carry), floats are finite, nesting is at most :data:`MAX_DEPTH` deep; the game itself then
-validates the command and the settings (strictly: see ``events/shadow/settings.py``).
+Request bodies are validated strictly: no coercion (``"7"`` or ``true`` is no integer, ``"yes"`` no boolean;
+``2.0`` is the integer 2, as JSON Schema says), no unknown fields, every integer bounded, player names checked
+(:mod:`services.bus.names`). The free-form JSON of a command or of a game's settings is bounded too
+(:mod:`services.gateway.jsonbounds`): integers fit in 64 bits (what the bus and the store can carry), floats
+are finite, nesting is at most 16 deep; the game itself then validates the command and the settings (strictly:
+see ``events/shadow/settings.py``).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from services.bus.client import BOT_KIND_RE
 from services.bus.envelope import MAX_PLAYERS
 from services.bus.keys import COMMAND_ID_RE
 from services.bus.names import MAX_NAME, PlayerIds, PlayerNames
 from services.gateway.boardlinks import DEFAULT_TTL, MAX_TTL
+from services.gateway.jsonbounds import Int, JsonObject
 
-MAX_INT = 2**63 - 1
-"""Largest integer accepted in a command or settings (and the smallest is ``-2**63``): a signed 64-bit integer."""
 MAX_SAFE_INT = 2**53 - 1
 """Largest seed or version a request may name: exact as a double, so every JSON client reads it right."""
 MAX_VERSION = MAX_SAFE_INT
-MAX_DEPTH = 16
-"""Deepest nesting of arrays and objects in a command or in settings."""
 
 
-def integral(value: Any) -> Any:
-    """``value`` as an ``int`` when it is a float with no fractional part (``2.0`` is the integer 2), else as is.
-
-    JSON has one number type: ``2.0`` and ``2`` are the same number, and JSON Schema (hence the OpenAPI
-    document) calls both an integer. So an integer field takes ``2.0``; it still refuses ``2.5``, ``"2"`` and
-    ``true`` (no coercion of other types)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def bounded_json(value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` with every integral float made an integer (see :func:`integral`), if every integer in it is a
-    signed 64-bit one, every float finite and no array or object is nested deeper than :data:`MAX_DEPTH`; else
-    ValueError saying where."""
-    return _bounded(value, "", 1)  # type: ignore[no-any-return]
-
-
-def _bounded(item: Any, path: str, depth: int) -> Any:
-    if isinstance(item, dict | list):
-        if depth > MAX_DEPTH:
-            raise ValueError(f"{path or 'the value'} is nested more than {MAX_DEPTH} levels deep")
-        if isinstance(item, dict):
-            return {k: _bounded(v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in item.items()}
-        return [_bounded(v, f"{path}.{i}" if path else str(i), depth + 1) for i, v in enumerate(item)]
-    if isinstance(item, bool) or item is None or isinstance(item, str):
-        return item
-    if isinstance(item, float):
-        if not math.isfinite(item):
-            raise ValueError(f"{path or 'the value'}: numbers must be finite")
-        item = integral(item)
-    if isinstance(item, int) and not -MAX_INT - 1 <= item <= MAX_INT:
-        raise ValueError(f"{path or 'the value'}: integers must fit in 64 bits (-2^63..2^63-1)")
-    return item
-
-
-JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]
-"""A JSON object bounded by :func:`bounded_json`."""
 SeatKey = Annotated[str, Field(pattern=r"^(0|[1-9][0-9]?)$")]
 BotKind = Annotated[str, Field(pattern=BOT_KIND_RE.pattern)]
-
-
-def Int(ge: int, le: int) -> Any:
-    """An integer of a request body from ``ge`` to ``le``, where ``2.0`` is the integer 2 (:func:`integral`). The
-    bounds go inside, before the validator, so that the document shows them as ``minimum``/``maximum``."""
-    return Annotated[int, Field(ge=ge, le=le), BeforeValidator(integral)]
 
 
 Version = Int(0, MAX_VERSION)
