@@ -98,6 +98,7 @@ _ERROR_TEXTS = {
     422: "validation_error / bad_command / unknown_game_name",
     429: "rate_limited",
     431: "headers_too_large",
+    501: "not_implemented: a read model this deployment does not serve",
     503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
     504: "outcome_timeout",
 }

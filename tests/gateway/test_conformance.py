@@ -44,6 +44,8 @@ pytestmark = pytest.mark.redis
 
 MAX_EXAMPLES = 12
 """Examples per operation and generation mode: enough to meet every field's bounds, short for ``make test``."""
+NEW_GAME_EXAMPLES = 6
+"""The same for ``POST /games``, whose bodies (seven variants, every printable character) are slow to draw."""
 GAME_ID = f"conformance-{uuid.uuid4().hex[:12]}"
 """The game every generated request about a game is about (created before the run, by this id)."""
 
@@ -83,9 +85,14 @@ def _config() -> schemathesis.Config:
             "generation": {"mode": "all", "max-examples": MAX_EXAMPLES, "deterministic": True, "database": "none"},
             "request-timeout": 15,
             # The coverage phase derives boundary cases from every pattern at collection, and a player name's
-            # pattern (every printable character) takes it minutes; the other phases cover the new game's body.
+            # pattern (every printable character) takes it minutes; the other phases cover a new game's body.
             "operations": [
-                {"include-path": "/games", "include-method": "POST", "phases": {"coverage": {"enabled": False}}}
+                {
+                    "include-path": "/games",
+                    "include-method": "POST",
+                    "phases": {"coverage": {"enabled": False}},
+                    "generation": {"max-examples": NEW_GAME_EXAMPLES},
+                }
             ],
             "checks": {
                 "enabled": False,
