@@ -32,7 +32,7 @@ from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 from services.bus.readiness import PROCESS
 from services.gateway import chatting, pages
 from services.gateway import errors as E
-from services.gateway.auth import SCHEME, SEAT_TOKEN, bearer_token, seat_of
+from services.gateway.auth import SCHEME, SEAT_TOKEN, TokenFirstRoute, bearer_token, seat_of, token_first
 from services.gateway.boardlinks import LATEST, BadLink, BoardLinks
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
 from services.gateway.games import GameInfo, History, Position
@@ -80,7 +80,7 @@ async def _known_query_only(request: Request) -> None:
         raise ApiError(422, E.VALIDATION, f"unknown query parameter(s): {names}")
 
 
-router = APIRouter(dependencies=[Depends(_known_query_only)])
+router = APIRouter(dependencies=[Depends(_known_query_only)], route_class=TokenFirstRoute)
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 GAME_NAME_RE = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -106,6 +106,7 @@ _ERROR_TEXTS = {
     422: "validation_error / bad_command / unknown_game_name",
     429: "rate_limited",
     431: "headers_too_large",
+    501: "not_implemented: a read model this deployment does not serve",
     503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
     504: "outcome_timeout",
 }
@@ -223,9 +224,10 @@ async def send_command(body: CommandRequest, request: Request, game_id: str = Ga
     return await gw.result(outcome, seat)
 
 
-class _CommandRoute(APIRoute):
+class _CommandRoute(TokenFirstRoute):
     """The route of :func:`send_command`, the gateway's hot path, with a short way for a plainly well-formed
     request: no query string, a JSON body that is a valid :class:`CommandRequest`, a game id of the right shape.
+    Either way the token is checked first (:func:`token_first`): 401 whatever the body.
     Such a request is decided exactly as FastAPI would (the same body validation, in Python mode after
     ``json.loads``; the same endpoint; its errors raised to the same handlers; the answer serialized by the
     route's own response field), without the general machinery around it (dependency solving, parameter
@@ -234,12 +236,13 @@ class _CommandRoute(APIRoute):
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        """FastAPI's handler, behind the short way."""
-        general = super().get_route_handler()
+        """FastAPI's handler, behind the token check and the short way."""
+        general = APIRoute.get_route_handler(self)  # FastAPI's own: the token is checked here, once
         response_field = self.response_field
         assert response_field is not None
 
         async def handler(request: Request) -> Response:
+            await token_first(request)
             body = await _plain_command(request)
             if body is None:
                 return await general(request)

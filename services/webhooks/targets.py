@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Iterable
 from typing import Any
@@ -34,6 +35,33 @@ import httpx
 
 MAX_URL = 2048
 """The longest webhook URL accepted."""
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
+_H = r"[0-9A-Fa-f]{1,4}"
+_IPV6 = "|".join(
+    (
+        rf"(?:{_H}:){{7}}{_H}",
+        rf"(?:{_H}:){{1,7}}:",
+        rf"(?:{_H}:){{1,6}}:{_H}",
+        rf"(?:{_H}:){{1,5}}(?::{_H}){{1,2}}",
+        rf"(?:{_H}:){{1,4}}(?::{_H}){{1,3}}",
+        rf"(?:{_H}:){{1,3}}(?::{_H}){{1,4}}",
+        rf"(?:{_H}:){{1,2}}(?::{_H}){{1,5}}",
+        rf"{_H}:(?::{_H}){{1,6}}",
+        rf":(?:(?::{_H}){{1,7}}|:)",
+        rf"::(?:[Ff]{{4}}(?::0{{1,4}})?:)?{_IPV4}",
+        rf"(?:{_H}:){{1,4}}:{_IPV4}",
+    )
+)
+_PORT = r"(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+URL_PATTERN = (
+    rf"^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[(?:{_IPV6})\])(?::{_PORT})?"
+    r"(?:[/?#][!-~]*)?$"
+)
+"""What a webhook URL looks like (the OpenAPI document publishes it): ``http`` or ``https``, a host name, an
+IPv4 address or a bracketed IPv6 one, an optional port (1 to 65535), then a path, query or fragment of printable
+ASCII (RFC 3986: other characters are percent-encoded). No user name or password, no spaces."""
+_URL_RE = re.compile(URL_PATTERN)
 
 _LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
 
@@ -95,8 +123,10 @@ def check_url(url: str, *, allow_private: bool = False) -> str:
     """``url`` if it may be a webhook's target (see the module docstring), else :class:`BadTarget`."""
     if not isinstance(url, str) or not url or len(url) > MAX_URL:
         raise BadTarget("bad_url", f"a webhook URL has 1 to {MAX_URL} characters")
-    if any(c.isspace() or not c.isprintable() for c in url):
-        raise BadTarget("bad_url", "a webhook URL has no spaces or control characters")
+    if _URL_RE.fullmatch(url) is None:
+        raise BadTarget(
+            "bad_url", "a webhook URL is http(s)://host[:port][/path] in printable ASCII, with no user name or password"
+        )
     try:
         parts = urlsplit(url)
         port = parts.port

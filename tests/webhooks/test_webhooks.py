@@ -104,7 +104,7 @@ def test_given_a_gateway_with_the_default_policy_when_a_private_url_is_registere
         game = new_game(served, "toy21", TOY)
         for url in ("http://127.0.0.1:8000/", "http://localhost/x", "http://10.0.0.5/", "http://[::1]/",
                     "http://169.254.169.254/latest/meta-data"):  # fmt: skip
-            error_of(register(served, game, 0, url), 422, "private_target")
+            error_of(register(served, game, 0, url), 403, "private_target")
         assert register(served, game, 0, "https://hooks.example.com/throne").status_code == 201
     finally:
         served.close()
