@@ -30,7 +30,10 @@ from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, ROOT, _quiet_logs, free_port, redis_url  # noqa: F401 - fixtures
 
 # High enough that only the rate-limit tests meet the limit.
-OPEN = Limits(rate=1e5, burst=10**5, address_rate=1e5, address_burst=10**5, command_timeout=10)
+OPEN = Limits(
+    rate=1e5, burst=10**5, address_rate=1e5, address_burst=10**5, command_timeout=10, read_bytes_rate=1e12,
+    read_bytes_burst=10**12, address_bytes_rate=1e12, address_bytes_burst=10**12, read_slots=8,
+)  # fmt: skip
 
 
 @dataclass
@@ -174,3 +177,18 @@ def spawn_gateway(*args: str) -> tuple[subprocess.Popen[bytes], str]:
             proc.kill()
             raise RuntimeError("the gateway process did not start")
         time.sleep(0.05)
+
+
+def walk(http: httpx.Client, path: str, key: str = "events", **params: Any) -> list[dict[str, Any]]:
+    """Every entry (``key``: ``events`` or ``entries``) of a paged read route, page after page from ``after=0``
+    following ``next`` until it is null."""
+    got: list[dict[str, Any]] = []
+    after: int | None = int(params.pop("after", 0))
+    while after is not None:
+        r = http.get(path, params={**params, "after": after})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        got.extend(body[key])
+        assert body["next"] is None or body["next"] > after, body["next"]
+        after = body["next"]
+    return got

@@ -50,6 +50,16 @@ def _secrets(served: Served, gid: str) -> tuple[int, str]:
     return int(events[0].data["seed"]), str(committed["salt"])
 
 
+def _pages(http: httpx.Client, path: str) -> list[str]:
+    """Every page of a paged read (events, audit), walking ``next`` from 0."""
+    out, after = [], 0
+    while after is not None:
+        r = http.get(path, params={"after": after, "limit": 100})
+        out.append(r.text)
+        after = r.json().get("next") if r.status_code == 200 else None
+    return out
+
+
 def _texts(served: Served, gid: str, tokens: list[str], game: HttpGame | None) -> dict[str, list[str]]:
     """Every body the API gives a spectator and each seat about ``gid`` now, by reader ("public", "0", ...)."""
     out: dict[str, list[str]] = {"public": []}
@@ -57,22 +67,23 @@ def _texts(served: Served, gid: str, tokens: list[str], game: HttpGame | None) -
         summary = http.get(f"/games/{gid}").json()
         version = int(summary["version"])
         paths = [
-            f"/games/{gid}", f"/games/{gid}/view", f"/games/{gid}/events?after=0", f"/games/{gid}/scoreboard",
-            f"/games/{gid}/board.txt", f"/games/{gid}/board.svg", f"/games/{gid}/audit", f"/games/{gid}/verify",
+            f"/games/{gid}", f"/games/{gid}/view", f"/games/{gid}/scoreboard",
+            f"/games/{gid}/board.txt", f"/games/{gid}/board.svg", f"/games/{gid}/verify",
             "/lobby/games", f"/leaderboard?game={summary['game']}",
             *(f"/games/{gid}/replay?version={v}" for v in range(version + 1)),
         ]  # fmt: skip
         out["public"] += [http.get(path).text for path in paths]
+        out["public"] += _pages(http, f"/games/{gid}/events") + _pages(http, f"/games/{gid}/audit")
     out["public"].append(_live_feed(served, gid, version))
     for seat, token in enumerate(tokens):
         mine = out.setdefault(str(seat), [])
         with served.http(token) as http:
             paths = [
-                f"/games/{gid}/seats/{seat}/view", f"/games/{gid}/seats/{seat}/events?after=0",
+                f"/games/{gid}/seats/{seat}/view",
                 f"/games/{gid}/seats/{seat}/board.svg", f"/games/{gid}/audit?seat={seat}",
                 *(f"/games/{gid}/replay?version={v}&seat={seat}" for v in range(0, version + 1, 7)),
             ]  # fmt: skip
-            mine += [http.get(path).text for path in paths]
+            mine += [http.get(path).text for path in paths] + _pages(http, f"/games/{gid}/seats/{seat}/events")
         if game is not None:  # the replies to the seat's own commands
             mine += [orjson.dumps(body).decode() for s, _, body in game.outcomes if s == seat]
     return out
@@ -128,7 +139,8 @@ def test_no_read_path_shows_the_seed_or_the_salt_before_the_end_and_the_reveal_v
     assert _found(seen, *needles) == set(needles)
     with served.http() as http:
         summary = http.get(f"/games/{gid}").json()
-        events = [e["event"] for e in http.get(f"/games/{gid}/events", params={"after": 0}).json()["events"]]
+        pages = [orjson.loads(page) for page in _pages(http, f"/games/{gid}/events")]
+        events = [e["event"] for page in pages for e in page["events"]]
         audit = http.get(f"/games/{gid}/audit").json()
         verified = http.get(f"/games/{gid}/verify").json()
     assert summary["fairness"] | {"seed": str(seed), "salt": salt, "revealed": True} == summary["fairness"]
