@@ -102,6 +102,7 @@ from projections.models import (
 from projections.store import WIN_UNITS, RMKeys
 from projections.verify import VerifyError, verify_game
 from services.bus.keys import Layout
+from services.rules import fair
 from services.rules.reference import Ruling
 from services.rules.registry import default_game, game_names, get_game
 from services.store.eventstore import command_of_event
@@ -214,6 +215,7 @@ class ReadModels:
             )
         return {
             "game": name,
+            "practice_tables": "not counted (their creator chose the seed)",
             "score_label": spec.score_label,
             "shared_win": spec.shared_win,
             "total": int(total),
@@ -250,7 +252,16 @@ class ReadModels:
             "event_text": text,
             "view": presenter.replay_view(state, seat, final),
             "board_text": presenter.render_text(state, seat, final),
+            "fairness": self._fairness_at(game, final if final is not None else state),
         }
+
+    def _fairness_at(self, game: Game, state: Any) -> dict[str, Any] | None:
+        """The public fairness of a game (practice table or not, the commitment) as of ``state``; before the
+        commitment is recorded (the first events of the opening), as of the game's last event."""
+        shown = game.rules.fairness(state)
+        if shown is None and game.version > 0:
+            shown = game.rules.fairness(self.history.state_at(game, game.version)[0])
+        return shown
 
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
         """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
@@ -310,8 +321,9 @@ class ReadModels:
             return {"game_id": game_id, **({"seat": seat} if seat is not None else {}), **page, "entries": []}
         reference = game.plugin.rulings()
         refusals = self._refusals(game, first, last, seat, reference)
+        over = game.meta.finished
         if seat is not None:
-            return {"game_id": game_id, "seat": seat, **page, "entries": refusals}
+            return {"game_id": game_id, "seat": seat, **page, "entries": fair.scrub(refusals, over)}
         got = self.r.xrange(self.keys.audit(game_id), min=f"0-{first}", max=f"0-{last}")
         cids = sorted({f[b"c"] for _, f in got})
         docs = dict(zip(cids, self.r.hmget(self.keys.audit_commands(game_id), cids), strict=True)) if cids else {}
@@ -338,7 +350,20 @@ class ReadModels:
         if done < last:
             # The audit model is behind (or not running): the rest straight from the store, composed alike.
             entries += self._audit_from_store(game, done + 1, last, reference)
-        return {"game_id": game_id, **page, "entries": _interleave(entries, refusals)}
+        # The seed and the salt are the referee's secrets until the end, even in the referee's record [X23, KX23].
+        fairness = self.fairness(game)
+        return {
+            "game_id": game_id,
+            **page,
+            "practice": bool(fairness.get("practice")),
+            "fairness": fair.scrub(fairness, over),
+            "entries": fair.scrub(_interleave(entries, refusals), over),
+        }
+
+    def fairness(self, game: Game) -> dict[str, Any]:
+        """Whether the game's recorded reveal matches its published commitment (``services/rules/fair.py``)."""
+        events = self.history.events(game, 1, game.version)
+        return fair.verdict(e.data for i, e in enumerate(events) if i == 0 or e.data.get("type") in fair.FACTS)
 
     def _audit_from_store(
         self, game: Game, first: int, last: int, reference: Mapping[str, Ruling]
@@ -404,19 +429,27 @@ class ReadModels:
     def commands(self, game_id: str) -> list[dict[str, Any]]:
         """The game's command log (accepted and rejected commands, in order; no tokens)."""
         game = self.history.game(game_id)
-        return [
-            {
-                "log_id": c.log_id, "version": c.version, "id": c.command_id, "kind": c.kind, "seat": c.seat,
-                "payload": c.payload, "received_ms": c.received_ms, "committed_ms": c.committed_ms,
-                "outcome": c.outcome,
-            }
-            for c in self.history.commands(game)
-        ]  # fmt: skip
+        return fair.scrub(  # a creation's logged seed is the referee's secret until the end
+            [
+                {
+                    "log_id": c.log_id, "version": c.version, "id": c.command_id, "kind": c.kind, "seat": c.seat,
+                    "payload": c.payload, "received_ms": c.received_ms, "committed_ms": c.committed_ms,
+                    "outcome": c.outcome,
+                }
+                for c in self.history.commands(game)
+            ],
+            game.meta.finished,
+        )  # fmt: skip
 
     def command_of(self, game_id: str, version: int) -> dict[str, Any] | None:
         """The logged command that wrote event ``version`` (hot games; None when unknown)."""
         cmd = command_of_event(self.r, self.layout, game_id, version)
-        return None if cmd is None else {"id": cmd.command_id, "seat": cmd.seat, "payload": cmd.payload}
+        if cmd is None:
+            return None
+        payload = cmd.payload
+        if cmd.kind == "create":  # its seed is the referee's secret until the end
+            payload = fair.scrub(payload, self.history.game(game_id).meta.finished)
+        return {"id": cmd.command_id, "seat": cmd.seat, "payload": payload}
 
     # --- seat feed ------------------------------------------------------------------------------------
     def seat_feed(self, game_id: str, seat: int | None, after_version: int = 0) -> dict[str, Any]:

@@ -71,13 +71,15 @@ def leaderboard_count_args(
 ) -> list[Any] | None:
     """The arguments of count_game.lua for an ended game (None: it is not over).
 
-    Only seats with a player id are counted: a display name says nothing about who played (two people named
-    "Red" are two people), so a seat without an id is on no leaderboard. A win counts as the game's
-    :class:`~services.rules.contract.LeaderboardSpec` says (``shared_win``), in :data:`WIN_UNITS`.
+    A practice table is not counted (None). Only seats with a player id are counted: a display name says nothing
+    about who played (two people named "Red" are two people), so a seat without an id is on no leaderboard. A win
+    counts as the game's :class:`~services.rules.contract.LeaderboardSpec` says (``shared_win``), in :data:`WIN_UNITS`.
     """
     standings = presenter.final_standings(state)
     if standings is None:
         return None
+    if (presenter.rules.fairness(state) or {}).get("practice"):
+        return None  # a practice table (its creator chose the seed) proves nothing: no leaderboard counts it
     spec = presenter.leaderboard
     winners = sum(1 for s in standings if s.won)
     argv: list[Any] = [game_id, f"{max(0, ended_ms):015d}:{game_id}"]
@@ -119,6 +121,9 @@ def scoreboard_doc(ctx: GameCtx, state: Any, version: int, at: int) -> dict[str,
             "updated_ms": at,
         }
     )
+    fairness = ctx.rules.fairness(state)
+    if fairness is not None:  # the commitment, a practice table's mark, and after the end the revealed seed
+        board.update(practice=fairness["practice"], fairness=fairness)
     return board
 
 

@@ -10,6 +10,10 @@ the command behind it on each side. A dispute, or a change of the rules code, th
 Commands the service refused before any rule was applied (wrong token, stale version, bad envelope, game
 over, ...) are not replayed: the rules never saw them. A command whose outcome changes (accepted then,
 refused now, or another rejection code) is listed under ``outcome_changes`` as well.
+
+The fair shuffle: the salt (and whether the seed was the creator's) is read from the recorded ``SeedCommitted``,
+and ``fairness`` says whether the reveal matches the commitment (``services/rules/fair.py: verdict``); a mismatch
+fails the verification. Until the game is over, the report shows no seed and no salt.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import redis
 from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
+from services.rules import fair
 from services.rules.contract import GameRules
 from services.store.eventstore import StoredCommand, StoredEvent
 from services.store.meta import GameMeta
@@ -114,6 +119,11 @@ def verify_recorded(
     by_id = {c.command_id: c for c in log}
     create = next((c for c in log if c.kind == "create" and c.accepted), None)
     players, settings, seed = list(meta.players), dict(meta.settings), meta.seed
+    sealed = _fair_facts(recorded)
+    fairness = fair.verdict(sealed)
+    commit = next((d for d in sealed if d.get("type") == "SeedCommitted"), None)
+    salt = None if commit is None else commit.get("salt")
+    practice = commit is not None and bool(commit.get("practice"))
 
     made: list[_Made] = []
     outcome_changes: list[dict[str, Any]] = []
@@ -123,7 +133,7 @@ def verify_recorded(
         # Each command is re-decided at the time the worker stamped on it (its logged commit time): a clocked
         # game's stamps and timeouts come out the same on any day.
         opening = (
-            rules.start_at(players, settings, seed, create.committed_ms)
+            rules.start_at(players, settings, seed, create.committed_ms, salt, practice)
             if create is not None
             else rules.start(players, settings, seed)
         )
@@ -195,6 +205,7 @@ def verify_recorded(
                 "reason": reason,
             }
         )
+    over = meta.finished
     return {
         "game_id": game_id,
         "name": meta.name,
@@ -204,8 +215,24 @@ def verify_recorded(
         "commands_replayed": replayed,
         "events_recorded": len(recorded),
         "events_recomputed": len(made),
-        "ok": not differences and not outcome_changes and not errors,
-        "differences": differences,
-        "outcome_changes": outcome_changes,
+        "ok": not differences and not outcome_changes and not errors and fairness["status"] != fair.MISMATCH,
+        "fairness": fair.scrub(fairness, over),
+        "differences": fair.scrub(differences, over),
+        "outcome_changes": fair.scrub(outcome_changes, over),
         "errors": errors,
     }
+
+
+_FAIR_MARKS = (b'"SeedCommitted"', b'"SeedRevealed"')
+
+
+def _fair_facts(recorded: Sequence[StoredEvent | RecordedEvent]) -> list[dict[str, Any]]:
+    """The opening event and the fair-shuffle facts of a game, as JSON (the rest is not decoded)."""
+    out = []
+    for i, rec in enumerate(recorded):
+        if isinstance(rec, RecordedEvent):
+            if i == 0 or any(mark in rec.raw for mark in _FAIR_MARKS):
+                out.append(rec.data)
+        elif i == 0 or rec.data.get("type") in fair.FACTS:
+            out.append(rec.data)
+    return out

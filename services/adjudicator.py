@@ -7,7 +7,11 @@ Input, one JSON object per line (blank lines are skipped but keep their line num
     ...
 
 The first line is the game header (``settings`` and ``seed`` may be left out: ``{}`` and 0); every further line
-is one command of that game (for In the Shadow of the Emperor: ``services/rules/shadow/COMMANDS.md``).
+is one command of that game (for In the Shadow of the Emperor: ``services/rules/shadow/COMMANDS.md``). The header
+of a game with a fair shuffle (``throne export`` of a finished game writes it) also carries ``salt`` (64 hex
+digits), ``practice`` and ``commitment``, the sha256 published at the start: the adjudicator records the
+commitment and, at the end, the reveal, and closes with ``{"fairness": {"status": "verified" | "mismatch" |
+"not_revealed", ...}}`` (a mismatch when the published commitment is not that of the header's seed and salt).
 
 Output, one JSON object per line: the opening events, then for every command line its events or its rejection::
 
@@ -32,6 +36,7 @@ Optional last line (``final_view``): ``{"final": {"version": n, "over": bool, "r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -39,6 +44,7 @@ import orjson
 from pydantic import ValidationError
 
 from events.base import Rejection, summarize_validation_error
+from services.rules import fair
 from services.rules.contract import Event, GamePlugin
 from services.rules.registry import game_names, get_game
 
@@ -46,7 +52,8 @@ NOT_JSON = "not_json"
 BAD_COMMAND = "bad_command"
 BAD_HEADER = "bad_header"
 UNKNOWN_GAME = "unknown_game"
-HEADER_FIELDS = frozenset({"game", "players", "settings", "seed", "at_ms"})
+HEADER_FIELDS = frozenset({"game", "players", "settings", "seed", "at_ms", "salt", "practice", "commitment"})
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 summarize = summarize_validation_error
@@ -65,6 +72,9 @@ class Adjudicator:
         self.version = 0
         self.players: tuple[str, ...] = ()
         self.at_ms = 0
+        self.claimed: str | None = None
+        self.opened: list[dict[str, Any]] = []
+        """The opening event and the fair-shuffle facts recorded so far (JSON), for the closing verdict."""
 
     @property
     def started(self) -> bool:
@@ -78,7 +88,10 @@ class Adjudicator:
         for event in events:
             self.state = rules.evolve(self.state, event)
             self.version += 1
-            out.append({"line": line, "version": self.version, "event": rules.encode_event(event)})
+            data = rules.encode_event(event)
+            if self.version == 1 or data.get("type") in fair.FACTS:
+                self.opened.append(data)
+            out.append({"line": line, "version": self.version, "event": data})
         return out
 
     def header(self, line: int, text: str | bytes) -> list[dict[str, Any]]:
@@ -102,19 +115,32 @@ class Adjudicator:
             return [_rejection(line, BAD_HEADER, '"players" must be a list of player names')]
         if not isinstance(settings, dict):
             return [_rejection(line, BAD_HEADER, '"settings" must be a JSON object')]
+        if seed is None and "commitment" in data:
+            message = '"seed" is null: the seed of a running game stays secret until its end (export it then)'
+            return [_rejection(line, BAD_HEADER, message)]
         if not isinstance(seed, int) or isinstance(seed, bool):
             return [_rejection(line, BAD_HEADER, '"seed" must be an integer')]
+        salt, practice, claimed = data.get("salt"), data.get("practice", False), data.get("commitment")
+        if salt is not None and not (isinstance(salt, str) and HEX64.match(salt)):
+            return [_rejection(line, BAD_HEADER, '"salt" must be 64 lowercase hex digits')]
+        if not isinstance(practice, bool):
+            return [_rejection(line, BAD_HEADER, '"practice" must be true or false')]
+        if claimed is not None and not isinstance(claimed, str):
+            return [_rejection(line, BAD_HEADER, '"commitment" must be the published sha256, in hex')]
+        if claimed is not None and salt is None:
+            return [_rejection(line, BAD_HEADER, 'a "commitment" is checked with the revealed "salt": give both')]
         at = data.get("at_ms", 0)
         if not isinstance(at, int) or isinstance(at, bool):
             return [_rejection(line, BAD_HEADER, '"at_ms" must be an integer (epoch milliseconds)')]
         game = get_game(name)
         try:
-            events = game.rules.start_at(players, settings, seed, at)
+            events = game.rules.start_at(players, settings, seed, at, salt, practice)
         except ValidationError as exc:
             return [_rejection(line, BAD_HEADER, f"bad settings: {summarize(exc)}")]
         except (ValueError, TypeError) as exc:
             return [_rejection(line, BAD_HEADER, str(exc)[:300])]
         self.game, self.players, self.at_ms = game, tuple(players), at
+        self.claimed = claimed
         self.state = game.rules.initial_state()
         return self._events(line, events)
 
@@ -157,6 +183,20 @@ class Adjudicator:
             }
         }
 
+    def fairness(self) -> dict[str, Any] | None:
+        """The closing record of a game with a fair shuffle: whether the reveal the adjudicator recorded matches
+        the commitment, and the commitment the header says was published (``commitment``); None: no commitment."""
+        if self.game is None or not self.opened:
+            return None
+        shown = fair.verdict(self.opened)
+        if shown["status"] == fair.NO_COMMITMENT:
+            return None
+        if self.claimed is not None and self.claimed != shown.get("commitment"):
+            problems = [*shown["problems"], "the published commitment is not the one of the header's seed and salt"]
+            shown = {**shown, "status": fair.MISMATCH, "problems": problems}
+            shown["message"] = "Fair shuffle MISMATCH: " + "; ".join(problems) + "."
+        return {"fairness": shown}
+
 
 def adjudicate(lines: Iterable[str | bytes], final_view: bool = False) -> Iterator[dict[str, Any]]:
     """The output records for the input lines (numbered from 1)."""
@@ -174,6 +214,9 @@ def adjudicate(lines: Iterable[str | bytes], final_view: bool = False) -> Iterat
     if not judge.started:
         yield _rejection(0, BAD_HEADER, "empty input: the first line must be the game header")
         return
+    closing = judge.fairness()
+    if closing is not None:
+        yield closing
     if final_view:
         yield judge.final()
 

@@ -193,7 +193,8 @@ def _create(
         print("# no rules worker answered: is the service running (throne serve), or try --local", file=out)
         return None
     print(
-        f"# {plugin.name}: {name} at seat {seat} against {count - 1} {bots} bots; game {new.game_id}, seed {new.seed}",
+        f"# {plugin.name}: {name} at seat {seat} against {count - 1} {bots} bots; game {new.game_id}, "
+        + (f"seed {new.seed} (practice table)" if new.seed is not None else "seed secret until the end"),
         file=out,
     )
     print(f"# your seat's token: {new.tokens[seat]}", file=out)

@@ -21,6 +21,7 @@ from pydantic import Field, TypeAdapter
 from events.barracks.settings import Faction
 from events.base import Event, Message
 from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
+from events.fair import SeedCommitted, SeedRevealed
 
 Colour = Literal["red", "blue", "yellow"]
 Decision = Literal["order", "keep", "pick", "rival_place"]
@@ -357,7 +358,9 @@ BarracksEvent = Annotated[
     | CardKept
     | ClockStamped
     | SeatTimedOut
-    | SeatHandedOver,
+    | SeatHandedOver
+    | SeedCommitted
+    | SeedRevealed,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(BarracksEvent)
@@ -368,3 +371,5 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 # the shared clock facts [KX17], [KX22]
 EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut, "SeatHandedOver": SeatHandedOver})
+# the shared fair-shuffle facts [KX23]
+EVENT_TYPES.update({"SeedCommitted": SeedCommitted, "SeedRevealed": SeedRevealed})

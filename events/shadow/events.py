@@ -14,6 +14,7 @@ from pydantic import Field, TypeAdapter
 
 from events.base import Event, Message
 from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
+from events.fair import SeedCommitted, SeedRevealed
 
 Candidate = Literal["emperor", "rival"]
 Decision = Literal[
@@ -457,7 +458,9 @@ ShadowEvent = Annotated[
     | EmperorRetained
     | ClockStamped
     | SeatTimedOut
-    | SeatHandedOver,
+    | SeatHandedOver
+    | SeedCommitted
+    | SeedRevealed,
     Field(discriminator="type"),
 ]
 

@@ -50,6 +50,7 @@ from services.bus.envelope import (
     seat_key,
 )
 from services.bus.keys import CREATE_SCOPE, Layout
+from services.rules.fair import commitment
 
 __all__ = ["BOT_KIND_RE", "BusClient", "GameNotCreated", "NewGame", "new_id"]
 
@@ -61,9 +62,13 @@ class NewGame:
 
     game_id: str
     tokens: list[str]
-    seed: int
+    seed: int | None
+    """The seed the creator chose (a practice table); None: the referee drew it, and keeps it secret until the end."""
     command_id: str
     outcome: Outcome | None
+    commitment: str
+    """The sha256 commitment to the seed the game publishes (services/rules/fair.py), for a game whose seed decides
+    something hidden or left to chance."""
 
 
 class GameNotCreated(Exception):
@@ -107,8 +112,11 @@ class BusClient:
     ) -> NewGame:
         """Open a game; waits for the worker's answer unless ``timeout`` is None.
 
-        The seat tokens are generated here; only their sha256 travels and is stored. The seed is drawn here
-        when not given, so that it is recorded (the game's first event names it).
+        The seat tokens are generated here; only their sha256 travels and is stored. The seed is drawn here from
+        a CSPRNG when not given (63 bits: no seat can search the seeds that deal the hand it holds), with the salt
+        of its commitment (256 bits); the game records both, sealed until its end, and publishes the commitment
+        (services/rules/fair.py). A ``seed`` given here marks the table as a practice table: the caller (the
+        gateway) allows it only where nobody can gain from it. The answer names the seed only when it was given.
 
         ``player_ids``: one stable player id per seat (None for a seat without one), stored in the game's
         metadata: the leaderboard counts a player's games under it (a name is only shown). Checked here (ValueError:
@@ -138,7 +146,9 @@ class BusClient:
             game_name=game_name,
             players=list(players),
             settings=settings or {},
-            seed=secrets.randbelow(2**31) if seed is None else seed,
+            seed=draw_seed() if seed is None else seed,
+            salt=secrets.token_hex(32),
+            practice=seed is not None,
             token_hashes=[hash_token(t) for t in seat_tokens],
             player_ids=None if player_ids is None else list(player_ids),
         )
@@ -155,7 +165,9 @@ class BusClient:
                     # The key is ours (SET NX succeeded above): a game that was never created has no bots.
                     self.r.delete(self.layout.bots(shard, envelope.game_id))
                 raise GameNotCreated(outcome)
-        return NewGame(envelope.game_id, seat_tokens, envelope.seed, envelope.command_id, outcome)
+        assert envelope.salt is not None
+        proof = commitment(envelope.seed, envelope.salt)
+        return NewGame(envelope.game_id, seat_tokens, seed, envelope.command_id, outcome, proof)
 
     def _hand_to_bots(self, envelope: CreateEnvelope, shard: int, seats: Mapping[int, str]) -> None:
         gid = envelope.game_id
@@ -289,6 +301,12 @@ class BusClient:
         env = self.envelope(game_id, seat, token, payload, expected_version=expected_version, command_id=command_id)
         self.submit_many([env])
         return self.wait_on(env, timeout)
+
+
+def draw_seed() -> int:
+    """A game's seed, from the operating system's CSPRNG: 63 bits, too many for a seat to search the seeds that
+    would deal what it sees."""
+    return secrets.randbelow(2**63)
 
 
 def _scope(seat: int | None) -> str:

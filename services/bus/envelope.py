@@ -27,7 +27,9 @@ A **game creation** (``kind = "create"``)::
     name         the game's name in the registry (e.g. ``"shadow"``)
     players      JSON list of player names, one per seat
     settings     JSON object
-    seed         decimal int; recorded by the game's first event
+    seed         decimal int; recorded by the game's first event (a secret of the referee until the game ends)
+    salt         optional, 64 hex digits: the salt of the seed's commitment (``SeedCommitted``), drawn with the seed
+    practice     optional, ``1``: the creator chose the seed (a practice table)
     tokens       JSON list of sha256 hex digests of the seats' secret tokens (the secrets never travel)
     player_ids   optional JSON list, one per seat: a stable player id (:data:`services.bus.names.PLAYER_ID_RE`,
                  unique) or null; who sits there across games (the leaderboard ranks by it). Not a secret
@@ -206,9 +208,13 @@ class CreateEnvelope(_Strict):
     players: PlayerNames = Field(min_length=1, max_length=MAX_PLAYERS)
     """One name per seat, checked by :func:`services.bus.names.check_player_names` (trimmed, unique...)."""
     settings: dict[str, Any] = Field(default_factory=dict)
-    seed: int
+    seed: int = Field(ge=0, lt=2**64)
     token_hashes: list[str]
     player_ids: PlayerIds | None = None
+    salt: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """The salt of the seed's commitment (the client draws it with the seed); None: no commitment is recorded."""
+    practice: bool = False
+    """The creator chose the seed: a practice table (recorded by the commitment)."""
     """One stable player id per seat (or None for a seat without one), checked by
     :func:`services.bus.names.check_player_ids`; None: no seat has one. Stored in the game's metadata."""
 
@@ -229,6 +235,8 @@ class CreateEnvelope(_Strict):
         if self.player_ids is not None:
             # Only when given: a creation without player ids keeps the digest it always had.
             content.append(self.player_ids)
+        if self.salt is not None:  # likewise: a creation without a commitment keeps its digest
+            content.append([self.salt, self.practice])
         return content_digest(None, None, content)
 
     def to_fields(self) -> dict[str, bytes]:
@@ -245,6 +253,10 @@ class CreateEnvelope(_Strict):
         }
         if self.player_ids is not None:
             fields["player_ids"] = orjson.dumps(self.player_ids)
+        if self.salt is not None:
+            fields["salt"] = self.salt.encode()
+        if self.practice:
+            fields["practice"] = b"1"
         return fields
 
 
@@ -420,6 +432,8 @@ def parse_entry(fields: dict[bytes, bytes], max_payload: int = MAX_PAYLOAD) -> C
                 seed=seed,
                 token_hashes=_json(fields, b"tokens", ids, max_payload),
                 player_ids=_json(fields, b"player_ids", ids, max_payload) if b"player_ids" in fields else None,
+                salt=_text(fields, b"salt"),
+                practice=fields.get(b"practice") == b"1",
             )
     except ValidationError as exc:
         raise EnvelopeError(BAD_ENVELOPE, summarize(exc), *ids) from None

@@ -50,7 +50,13 @@ class CreateGameRequest(_Request):
     settings: JsonObject = Field(
         default_factory=dict, description="the game's table options, checked strictly by the game (no coercion)"
     )
-    seed: Int(0, MAX_SAFE_INT) | None = Field(default=None, description="drawn at random when left out")
+    seed: Int(0, MAX_SAFE_INT) | None = Field(
+        default=None,
+        description="leave it out: the referee draws the seed from a CSPRNG, publishes only its commitment and "
+        "reveals it when the game ends. A chosen seed makes a practice table (marked so wherever results show, "
+        "counted on no leaderboard), allowed only where nobody else can gain from it: no open seat (every seat the "
+        "creator's or a bot's), or a game without hidden information and chance; else refused (seed_not_allowed)",
+    )
     bots: dict[SeatKey, BotKind] = Field(
         default_factory=dict,
         description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',
@@ -105,13 +111,29 @@ class Seat(BaseModel):
     """Left open: the lobby offers it, and whoever claims it first receives its token."""
 
 
+class Fairness(BaseModel):
+    """The fair shuffle of a game: the commitment to its seed published at the start, and after the end the seed
+    and the salt it reveals (``sha256("throne-seed-v1|<seed>|<salt>")`` must equal ``commitment``)."""
+
+    scheme: str
+    commitment: str
+    practice: bool = Field(description="the creator chose the seed: a practice table")
+    revealed: bool
+    seed: str | None = Field(default=None, description="once the game is over, in decimal")
+    salt: str | None = Field(default=None, description="once the game is over")
+
+
 class CreatedGame(BaseModel):
     """A game just opened."""
 
     game_id: str
     game: str
     players: list[str]
-    seed: int
+    seed: int | None = Field(description="the seed the creator chose (a practice table); null: secret until the end")
+    practice: bool = Field(default=False, description="the creator chose the seed: a practice table")
+    commitment: str | None = Field(
+        default=None, description="sha256 commitment to the seed (see Fairness); null for a game without secrets"
+    )
     version: int
     seats: list[Seat]
 
@@ -127,6 +149,8 @@ class GameSummary(BaseModel):
     over: bool
     awaiting: list[int]
     result: dict[str, Any] | None
+    practice: bool = Field(default=False, description="the creator chose the seed: a practice table")
+    fairness: Fairness | None = None
 
 
 class CommandRequest(_Request):

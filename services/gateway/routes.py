@@ -163,6 +163,13 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
         raise ApiError(
             422, "unknown_bot_kind", f"clock bot {handover!r}: no such bot for {body.game}; known: {', '.join(kinds)}"
         )
+    if body.seed is not None and body.open and get_game(body.game).rules.commits_seed:
+        raise ApiError(
+            422,
+            "seed_not_allowed",
+            "a chosen seed would let its chooser compute every hand and draw of a table strangers may join: leave "
+            "the seed out (the referee draws it and reveals it at the end), or open no seat (a practice table)",
+        )
     lobby = gw.lobby
     assert lobby is not None
     game_id = new_id()
@@ -190,8 +197,9 @@ def create_game(body: CreateGameRequest, request: Request) -> CreatedGame:
     version = new.outcome.version if new.outcome is not None and new.outcome.version is not None else 0
     gw.log.info("gateway.game_created", game=new.game_id, name=body.game, players=len(body.players), version=version)
     return CreatedGame(
-        game_id=new.game_id, game=body.game, players=body.players, seed=new.seed, version=version, seats=seats
-    )
+        game_id=new.game_id, game=body.game, players=body.players, seed=new.seed, practice=new.seed is not None,
+        commitment=new.commitment if get_game(body.game).rules.commits_seed else None, version=version, seats=seats,
+    )  # fmt: skip
 
 
 @router.get("/games/{game_id}", response_model=GameSummary, responses=ERRORS, tags=["games"])
@@ -200,6 +208,7 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
     gw = _gw(request)
     pos = gw.position(game_id)
     rules = pos.info.rules
+    fairness = rules.fairness(pos.state)
     return GameSummary(
         game_id=game_id,
         game=pos.info.name,
@@ -209,6 +218,8 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
         over=pos.over,
         awaiting=list(rules.awaited(pos.state)),
         result=rules.result(pos.state),
+        practice=bool(fairness and fairness["practice"]),
+        fairness=fairness,
     )
 
 

@@ -33,8 +33,9 @@ from events.clock import (
     TakeSeat,
     TimeOut,
 )
-from services.rules import clock
+from services.rules import clock, fair
 from services.rules.clock import Clocks
+from services.rules.fair import Seal
 from services.rules.reference import Ruling, load_reference
 
 State = TypeVar("State")
@@ -59,6 +60,8 @@ class Capabilities:
     """``execute`` is a real fast path (decide and evolve in one pass), not the default composition."""
     fast_sample: bool = False
     """``sample_legal`` draws without listing every legal command."""
+    chance: bool = False
+    """The rules draw from the seed (a shuffle, a deal, a draw): the seed decides part of the game."""
     determinizes: bool = False
     """``determinize`` re-samples what a seat cannot see (a game with ``hidden_information`` must implement it
     before a search bot may play it: the default is honest only for a game without secrets)."""
@@ -117,6 +120,11 @@ class GameRules(ABC, Generic[State]):
     bot_ruling: str = ""
     """The game's ruling id for seats handed to a bot after repeated timeouts and taken back (``SeatHandedOver``,
     ``TakeSeat``); "" without clocks."""
+    fair_ruling: str = ""
+    """The game's ruling id for its fair shuffle (what ``SeedCommitted`` and ``SeedRevealed`` cite); "" for a game
+    without hidden information or chance."""
+    practice_ruling: str = ""
+    """The game's ruling id for a seed chosen by the table's creator (a practice table)."""
 
     # --- the decider -------------------------------------------------------------------------------------------
     @abstractmethod
@@ -208,6 +216,25 @@ class GameRules(ABC, Generic[State]):
         """An event as compact JSON bytes (a game may serialize faster)."""
         return orjson.dumps(self.encode_event(event))
 
+    # --- fair shuffles: the hook a game with hidden information or chance fills in ---------------------------------
+    @property
+    def commits_seed(self) -> bool:
+        """Whether the seed decides something a seat could profit from knowing (hidden information or chance): such
+        a game's seed is committed at the start and revealed at the end (``services/rules/fair.py``)."""
+        return self.capabilities.hidden_information or self.capabilities.chance
+
+    def seal_of(self, state: State) -> Seal | None:
+        """The game's committed seed (None: none recorded). A game with :attr:`commits_seed` keeps a
+        :class:`services.rules.fair.Seal` in its state, folding ``SeedCommitted`` and ``SeedRevealed`` with
+        ``services/rules/fair.py: fold``."""
+        return None
+
+    def fairness(self, state: State) -> JSON | None:
+        """What anyone may know of the seed now: scheme, commitment, practice table or not, and once the game is
+        over the revealed seed and salt (None: no commitment recorded)."""
+        seal = self.seal_of(state)
+        return None if seal is None else fair.public(seal, self.is_over(state))
+
     # --- clocks: the hooks a game with the ``clock`` table setting fills in --------------------------------------
     def clock_of(self, state: State) -> tuple[ClockSettings, Clocks] | None:
         """The table's clock setting and its clocks now (None: the table plays without clocks). A game that offers
@@ -243,10 +270,23 @@ class GameRules(ABC, Generic[State]):
             return TakeSeat.model_validate(data)
         return self.parse_command(raw)
 
-    def start_at(self, players: Sequence[str], settings: Mapping[str, Any], seed: int, at_ms: int) -> list[Event]:
-        """:meth:`start`, and on a clocked table the creation's time stamp (``at_ms``: the time the worker stamped;
-        data, so the same inputs always give the same events)."""
+    def start_at(
+        self,
+        players: Sequence[str],
+        settings: Mapping[str, Any],
+        seed: int,
+        at_ms: int,
+        salt: str | None = None,
+        practice: bool = False,
+    ) -> list[Event]:
+        """:meth:`start`; with a ``salt`` (the service draws one for every game), in a game with
+        :attr:`commits_seed`, the commitment to the seed (``SeedCommitted``; ``practice``: the creator chose the
+        seed); and on a clocked table the creation's time stamp (``at_ms``: the time the worker stamped). All data,
+        so the same inputs always give the same events."""
         events = self.start(players, settings, seed)
+        if salt is not None and self.commits_seed:
+            cite = tuple(r for r in (self.fair_ruling, self.practice_ruling if practice else "") if r)
+            events = [*events, fair.committed(seed, salt, practice, cite)]
         return events + self._stamp(self.fold(events), None, at_ms, False)
 
     def execute_at(self, state: State, command: Command, at_ms: int) -> tuple[list[Event], State] | Rejection:
@@ -263,7 +303,7 @@ class GameRules(ABC, Generic[State]):
         for stamp in self._stamp(after, command.seat, at_ms, False):
             events = [*events, stamp]
             after = self.evolve(after, stamp)
-        return events, after
+        return self._reveal(events, after)
 
     def decide_at(self, state: State, command: Command, at_ms: int) -> list[Event] | Rejection:
         """The events of :meth:`execute_at` (verification and the offline adjudicator re-decide with this)."""
@@ -391,7 +431,15 @@ class GameRules(ABC, Generic[State]):
         for stamp in self._stamp(after, seat, at_ms, True):
             events.append(stamp)
             after = self.evolve(after, stamp)
-        return events, after
+        return self._reveal(events, after)
+
+    def _reveal(self, events: list[Event], after: State) -> tuple[list[Event], State]:
+        """``events`` and, when they end a game whose seed is committed and not yet revealed, the reveal."""
+        seal = self.seal_of(after)
+        if seal is None or seal.revealed or not self.is_over(after):
+            return events, after
+        fact = fair.reveal(seal, (self.fair_ruling,) if self.fair_ruling else ())
+        return [*events, fact], self.evolve(after, fact)
 
     def fold(self, events: Sequence[Event], state: State | None = None) -> State:
         """The state after ``events``, from ``state`` (or the initial state)."""
@@ -420,6 +468,18 @@ class Presenter(Generic[State]):
     def __init__(self, rules: GameRules[State]) -> None:
         self.rules = rules
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every game's ``redact`` is sealed here, once for all games: whatever a game shows of an event, its
+        ``seed`` and ``salt`` stay null until the game is over (the fair shuffle, ``services/rules/fair.py``)."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("redact")
+        if own is not None and not getattr(own, "sealed", False):
+            cls.redact = _sealed(own)  # type: ignore[method-assign]
+
+    def over(self, state: State | None) -> bool:
+        """Whether the game at ``state`` is over (None: no game yet)."""
+        return state is not None and self.rules.is_over(state)
+
     # --- secrets -------------------------------------------------------------------------------------------
     def view(self, state: State, seat: int | None) -> JSON:
         """The game as ``seat`` may see it now, JSON-ready. The default shows only what is always public."""
@@ -436,8 +496,9 @@ class Presenter(Generic[State]):
     def redact(self, event: Event, seat: int | None, state: State) -> JSON | None:
         """``event`` as ``seat`` may see it, or None to withhold it. ``state`` is the game at the reader's moment
         (at or after the event): a secret revealed by then may be shown, and everything once the game is over.
-        The default shows every event: right only for a game without secrets in its events."""
-        return self.rules.encode_event(event)
+        The default shows every event but the seed and the salt: right only for a game without secrets in its
+        events."""
+        return fair.seal_json(self.rules.encode_event(event), self.over(state))
 
     def secrets(self, state: State) -> Sequence[Secret]:
         """Everything some seat alone may know at ``state``, each marked with its owner. No output of this
@@ -477,7 +538,7 @@ class Presenter(Generic[State]):
         shown = self.redact(event, seat, state)
         if shown is None:
             return None
-        if shown == self.rules.encode_event(event):
+        if shown == fair.seal_json(self.rules.encode_event(event), self.over(state)):
             return self.describe(event, players)
         summary = shown.get("summary")
         return summary if isinstance(summary, str) and summary else f"{shown.get('type', 'Event')} (details hidden)"
@@ -541,6 +602,19 @@ class Presenter(Generic[State]):
             for i, line in enumerate(lines)
         )
         return f'<svg xmlns="http://www.w3.org/2000/svg" width="900" height="{height}">{body}</svg>'
+
+
+def _sealed(redact: Callable[..., JSON | None]) -> Callable[..., JSON | None]:
+    """``redact`` with the seed and the salt of every event it shows sealed until the game is over."""
+
+    def sealed(self: Presenter[Any], event: Event, seat: int | None, state: Any) -> JSON | None:
+        shown = redact(self, event, seat, state)
+        return None if shown is None else fair.seal_json(shown, self.over(state))
+
+    sealed.__doc__ = redact.__doc__
+    sealed.__name__ = redact.__name__
+    sealed.sealed = True  # type: ignore[attr-defined]
+    return sealed
 
 
 class Bot(Protocol):

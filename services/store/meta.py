@@ -177,14 +177,15 @@ class GameMeta:
         return self.token_digests[seat] if 0 <= seat < len(self.token_digests) else None
 
     def info(self) -> dict[str, Any]:
-        """The public summary (no token digests), JSON-ready: name, players, settings, seed, status, version,
-        result, rules version, player ids (when given), times and refusal counts."""
+        """The public summary (no token digests), JSON-ready: name, players, settings, seed (null until the game has
+        ended: a secret of the referee), status, version, result, rules version, player ids (when given), times and
+        refusal counts."""
         out: dict[str, Any] = {
             "name": self.name,
             "rules_version": self.rules_version,
             "players": list(self.players),
             "settings": dict(self.settings),
-            "seed": self.seed,
+            "seed": self.seed if self.finished else None,
             "status": self.status,
             "version": self.version,
             "result": None if self.result is None else dict(self.result),

@@ -165,7 +165,7 @@ class Planner:
         rules = plugin.rules
         now = self.clock()
         try:
-            events = rules.start_at(env.players, env.settings, env.seed, now)
+            events = rules.start_at(env.players, env.settings, env.seed, now, env.salt, env.practice)
         except ValidationError as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, env_mod.summarize(exc), env=env)
         except (ValueError, TypeError, KeyError) as exc:

@@ -105,10 +105,11 @@ def test_given_the_cluster_when_a_game_is_played_through_the_streams_then_its_ev
         stop.set()
         thread.join(10)
 
-    # Then the game's events are recorded at versions 1..n, from GameStarted to GameEnded
+    # Then the game's events are recorded at versions 1..n, from GameStarted to GameEnded and the seed's reveal
     events = service.read_events(played.game_id)
     assert [e.version for e in events] == list(range(1, played.version + 1))
-    assert events[0].data["type"] == "GameStarted" and events[-1].data["type"] == "GameEnded"
+    assert events[0].data["type"] == "GameStarted"
+    assert [e.data["type"] for e in events[-2:]] == ["GameEnded", "SeedRevealed"]
     # And folding them gives the result the game ended with, also stored in its metadata
     rules = get_game("shadow").rules
     state = rules.initial_state()
@@ -144,7 +145,7 @@ def test_given_the_cluster_when_a_game_has_four_bot_seats_then_the_bots_play_it_
         for t in threads:
             t.join(10)
     for g in games:
-        assert service.read_events(g.game_id)[-1].data["type"] == "GameEnded"
+        assert [e.data["type"] for e in service.read_events(g.game_id)[-2:]] == ["GameEnded", "SeedRevealed"]
 
 
 def test_given_the_cluster_when_the_script_runs_its_demo_then_a_whole_game_is_printed(

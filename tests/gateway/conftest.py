@@ -123,11 +123,14 @@ def new_game(
     served: Served,
     game: str = "shadow",
     players: tuple[str, ...] = ("Ann", "Bob", "Cid", "Dee"),
-    seed: int = 7,
+    seed: int | None = 7,
     player_ids: list[str | None] | None = None,
 ) -> dict[str, Any]:
-    """Create a game through HTTP; returns the response body (``game_id``, ``seats`` with tokens, ...)."""
-    body: dict[str, Any] = {"game": game, "players": list(players), "seed": seed}
+    """Create a game through HTTP; returns the response body (``game_id``, ``seats`` with tokens, ...). A chosen
+    ``seed`` makes a practice table (no leaderboard counts it); None: the referee draws it."""
+    body: dict[str, Any] = {"game": game, "players": list(players)}
+    if seed is not None:
+        body["seed"] = seed
     if player_ids is not None:
         body["player_ids"] = player_ids
     with served.http() as http:

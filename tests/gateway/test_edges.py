@@ -83,12 +83,14 @@ def test_an_integral_float_is_an_integer_as_json_schema_says(gateway: Served, ga
     url = f"/games/{game['id']}/commands"
     with gateway.http(game["token"]) as http:
         # When they are sent: a version, a seed, open seats, a board link's lifetime
-        created = http.post("/games", json={**SHADOW, "seed": 7.0, "open": [2.0]})
+        created = http.post("/games", json={**SHADOW, "seed": 7.0})  # a chosen seed: no open seat [X24]
+        opened = http.post("/games", json={**SHADOW, "open": [2.0]})
         link = http.post(f"/games/{game['id']}/board-links", json={"ttl": 60.0, "version": 1.0})
         stale = http.post(url, json={"command": game["command"], "expected_version": game["version"] + 1.0})
     # Then each is the integer it equals
     assert created.status_code == 201, created.text
-    assert created.json()["seed"] == 7 and [s["open"] for s in created.json()["seats"]] == [False, False, True]
+    assert created.json()["seed"] == 7 and opened.status_code == 201, opened.text
+    assert [s["open"] for s in opened.json()["seats"]] == [False, False, True]
     assert link.status_code == 201 and link.json()["version"] == 1, link.text
     error_of(stale, 409, "stale_version")
     assert game_version(gateway, game["id"]) == game["version"]

@@ -26,7 +26,9 @@ def lobby(redis_url: str) -> Iterator[Served]:
 
 
 def _create(served: Served, **body: Any) -> dict[str, Any]:
-    body = {"game": "shadow", "players": ["Ann", "Bob", "Cid"], "seed": 3, **body}
+    body = {"game": "shadow", "players": ["Ann", "Bob", "Cid"], **body}
+    if not body.get("open"):  # a chosen seed only on a table nobody else may join (a practice table) [X24]
+        body.setdefault("seed", 3)
     with served.http() as http:
         r = http.post("/games", json=body)
     assert r.status_code == 201, r.text

@@ -362,6 +362,10 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#audit-detail li.ruling"))
     assert "Event " in detail.text and "Rulings" in detail.text and "Deciding inputs" in detail.text
     assert "decide every one" in driver.find_element(By.ID, "verdict").text
+    # And the fair shuffle: the reveal checked against the published commitment, and the table marked as a practice
+    # table (this browser chose the seed) [X23, X24]
+    fairness = driver.find_element(By.ID, "fairness").text
+    assert "verified" in fairness and "practice table" in fairness
     assert "Today's rules decide the same." in detail.text
     assert "power" in detail.text  # the tallies, by player
     # And the refused command is there too, with the code, the sentence its sender was told and the rulings' texts

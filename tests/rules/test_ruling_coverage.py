@@ -2,7 +2,7 @@
 records names the ruling ids that produced it.
 
 The ids are read from services/rules/shadow/RULES.md (every id cited in square brackets there: B1..T1 from
-the product's RULINGS.md plus the referee decisions X1..X22). When the product's RULINGS.md sits beside the
+the product's RULINGS.md plus the referee decisions X1..X24). When the product's RULINGS.md sits beside the
 clone (../shared/rules/RULINGS.md, as in CI), its ids must all appear in RULES.md too.
 """
 
@@ -98,7 +98,7 @@ def test_given_the_rules_reference_when_its_ids_are_read_then_every_ruling_and_r
         | {f"V{i}" for i in range(1, 6)}
         | {f"E{i}" for i in range(1, 5)}
         | {"R1", "T1"}
-        | {f"X{i}" for i in range(1, 23)}
+        | {f"X{i}" for i in range(1, 25)}
     )
     assert expected == RULE_IDS, f"missing {sorted(expected - RULE_IDS)}, unexpected {sorted(RULE_IDS - expected)}"
 

@@ -123,7 +123,8 @@ function renderCreate(box, kinds) {
   const countSel = h("select", { id: "new-players", name: "players" });
   const seatsBox = h("div", { class: "seats" });
   const settingsBox = h("fieldset", { class: "settings" });
-  const seed = h("input", { id: "new-seed", type: "number", min: 0, placeholder: "random" });
+  const seed = h("input", { id: "new-seed", type: "number", min: 0, placeholder: "secret (drawn)",
+    title: "Leave empty: the referee draws the seed and reveals it at the end. A chosen seed makes a practice table (no open seat)." });
   const out = h("div", { id: "created", "aria-live": "polite" });
   const kind = () => kinds.find((k) => k.game === gameSel.value) || kinds[0];
   function seats() {
@@ -527,6 +528,7 @@ async function replayPage(gameId, seatParam, versionParam) {
   const auditLink = h("a", { id: "audit-link", href: `#/audit/${gameId}` }, "Why? (audit)");
   clear(main, h("h1", {}, `Replay of game ${short(gameId)}`),
     h("div", { class: "bar" }, perspective, " ", chapters, " ", summary.over ? auditLink : h("span", { class: "muted" }, "The audit opens once the game is over.")),
+    fairnessLine(summary.fairness, null),
     h("div", { class: "replay-controls" }, prev, slider, next, label),
     text,
     boardBox(board));
@@ -608,6 +610,21 @@ async function rulingText(game, id, known) {
 }
 function isRefusal(e) { return e.kind === "refusal" || Boolean(e.rejection); }
 
+/** The fair shuffle in one line: the audit's check of the reveal against the commitment published at the start
+ * (``check``: verified / mismatch / not_revealed), or, without a check, the summary's commitment; and a practice
+ * table's mark (its creator chose the seed). Null for a game without a commitment. */
+function fairnessLine(fairness, check) {
+  if (!fairness) return null;
+  const status = check ? check.status : fairness.revealed ? "revealed" : "not_revealed";
+  const text = check && check.message ? check.message
+    : status === "revealed" ? `Seed ${fairness.seed} revealed; the audit checks it against the commitment.`
+    : "Seed committed; not yet revealed (the reveal comes when the game ends).";
+  const cls = status === "verified" ? "ok" : status === "mismatch" ? "bad" : "";
+  return h("div", { id: "fairness", class: `verdict ${cls}` }, text, " ",
+    h("small", { class: "muted" }, `commitment ${String(fairness.commitment || "").slice(0, 16)}…`),
+    fairness.practice ? h("span", { class: "chip practice", id: "practice" }, "practice table: its creator chose the seed") : null);
+}
+
 async function auditPage(gameId, versionParam) {
   clear(main, h("h1", {}, `Audit of game ${short(gameId)}`), h("p", { class: "muted" }, "Loading…"));
   let summary, audit;
@@ -625,7 +642,8 @@ async function auditPage(gameId, versionParam) {
     h("p", { class: "muted" }, "Choose an event or a refused command to see why."));
   clear(main, h("h1", {}, `Audit of ${summary.game} game ${short(gameId)}`),
     h("div", { class: "bar" }, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", resultText(summary.result, summary.players)),
-    verdict, h("div", { class: "audit" }, h("section", { class: "card" }, list), detail));
+    verdict, fairnessLine(audit.fairness && audit.fairness.commitment ? audit.fairness : null, audit.fairness),
+    h("div", { class: "audit" }, h("section", { class: "card" }, list), detail));
   let differing = new Set();
   api(`/games/${gameId}/verify`).then((v) => {
     differing = new Set((v.differences || []).map((d) => d.version));

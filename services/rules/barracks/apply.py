@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from events.barracks.settings import BarracksSettings
-from services.rules import clock
+from services.rules import clock, fair
 from services.rules.barracks import facts as F
 from services.rules.barracks.places import put, replaced, take, take_emperor, to_discard
 from services.rules.barracks.state import (
@@ -56,6 +56,10 @@ def _game_started(g: Any, e: Any) -> Game:
     if settings.clock is not None:
         g.clocks = clock.initial(settings.clock, len(e.players))
     return g
+
+
+def _sealed(g: Game, e: Any) -> None:  # [KX23]
+    g.seal = fair.fold(g.seal, e)
 
 
 def _clock_stamped(g: Game, e: Any) -> None:  # [KX17]
@@ -412,6 +416,8 @@ APPLY: dict[type, Callable[[Game, Any], None]] = {
     F.ClockStamped: _clock_stamped,
     F.SeatTimedOut: _seat_timed_out,
     F.SeatHandedOver: _seat_handed_over,
+    F.SeedCommitted: _sealed,
+    F.SeedRevealed: _sealed,
 }
 assert set(APPLY) | {F.GameStarted} == set(F.EVENT_CLASSES.values())
 

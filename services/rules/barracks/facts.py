@@ -98,6 +98,8 @@ CardKept = _mirror(ev.CardKept)
 ClockStamped = _mirror(ev.ClockStamped)
 SeatTimedOut = _mirror(ev.SeatTimedOut)
 SeatHandedOver = _mirror(ev.SeatHandedOver)
+SeedCommitted = _mirror(ev.SeedCommitted)
+SeedRevealed = _mirror(ev.SeedRevealed)
 # commands
 PlayInfluence = _mirror(cm.PlayInfluence)
 PlaceBarbarian = _mirror(cm.PlaceBarbarian)

@@ -23,6 +23,7 @@ from services.rules.barracks.state import PHASE_NAMES, Game
 from services.rules.barracks.tables import FACTIONS, default_record
 from services.rules.clock import Clocks
 from services.rules.contract import JSON, Capabilities, GameRules
+from services.rules.fair import Seal
 
 RULES_VERSION = "barracks-1"
 
@@ -56,6 +57,7 @@ class BarracksRules(GameRules[Game]):
         min_players=1,
         max_players=4,
         hidden_information=True,
+        chance=True,
         simultaneous=False,
         fast_execute=True,
         fast_sample=True,
@@ -63,6 +65,12 @@ class BarracksRules(GameRules[Game]):
     )
     clock_ruling = "KX17"
     bot_ruling = "KX22"
+    fair_ruling = "KX23"
+    practice_ruling = "KX24"
+
+    def seal_of(self, state: Game | None) -> Seal | None:
+        """The committed seed [KX23]; None on a table started without a commitment (the engine alone)."""
+        return None if state is None else state.seal
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Any]:

@@ -8,6 +8,7 @@ from events.barracks.settings import BarracksSettings
 from services.rules.barracks.state import _FIXED, _LISTS, _NESTED, _NESTED_TUPLES, _SCALARS, _TUPLES, Game, actor_masks
 from services.rules.barracks.tables import tables_for
 from services.rules.clock import Clocks
+from services.rules.fair import Seal
 
 
 def snapshot(g: Game) -> bytes:
@@ -50,5 +51,6 @@ def restore(raw: bytes) -> Game:
         setattr(g, name, d[name])
     g.final = d["final"]
     g.clocks = None if d.get("clocks") is None else Clocks.from_json(d["clocks"])
+    g.seal = None if d.get("seal") is None else Seal.from_json(d["seal"])
     assert len(_FIXED) == 10
     return g

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.rules import clock
+from services.rules import clock, fair
 from services.rules.barracks import facts as F
 from services.rules.barracks.names import card_words, emperor_words, space_name
 from services.rules.barracks.tables import FACTIONS, SUITS
@@ -49,6 +49,8 @@ def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
         F.ClockStamped: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
         F.SeatTimedOut: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
         F.SeatHandedOver: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
+        F.SeedCommitted: lambda e, p: fair.describe_fact(F.to_dict(e)),
+        F.SeedRevealed: lambda e, p: fair.describe_fact(F.to_dict(e)),
         F.GameStarted: lambda e, p: (
             "A game of The Barracks Emperors begins: "
             + ", ".join(f"{name} ({'+'.join(fs)})" for name, fs in zip(e.players, e.seats, strict=True))

@@ -7,7 +7,7 @@ from typing import Any
 
 from events.base import Event
 from events.shadow import events as ev
-from services.rules import clock
+from services.rules import clock, fair
 from services.rules.shadow.names import electorate_name as _e
 from services.rules.shadow.names import space_name as _sp
 from services.rules.shadow.prompts import waiting
@@ -67,6 +67,8 @@ _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
     "ClockStamped": lambda e, p: clock.describe_fact(e.to_dict(), p),
     "SeatTimedOut": lambda e, p: clock.describe_fact(e.to_dict(), p),
     "SeatHandedOver": lambda e, p: clock.describe_fact(e.to_dict(), p),
+    "SeedCommitted": lambda e, p: fair.describe_fact(e.to_dict()),
+    "SeedRevealed": lambda e, p: fair.describe_fact(e.to_dict()),
     "GameStarted": lambda e, p: f"A game starts: {', '.join(e.players)}; {p(e.emperor)} is the first Emperor.",
     "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(_e(k) for k in e.electorates)}.",
     "PhaseStarted": lambda e, p: f"Round {e.round}, phase {PHASES[e.phase]}.",

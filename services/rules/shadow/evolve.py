@@ -12,9 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
+from events.fair import SeedCommitted, SeedRevealed
 from events.shadow import events as ev
 from events.shadow.settings import ShadowSettings
-from services.rules import clock
+from services.rules import clock, fair
 from services.rules.shadow.board import ELECTORATE_KEYS, layout_from_record
 from services.rules.shadow.state import (
     AGE,
@@ -376,6 +377,13 @@ def _timed_out(s: GameState, e: Any) -> None:
 def _handed_over(s: GameState, e: Any) -> None:  # [X22]
     assert s.clocks is not None
     s.clocks = clock.hand_over(s.clocks, e.seat, e.bot)
+    s.version += 1
+
+
+# --- the fair shuffle [X23] ----------------------------------------------------------------------------------------
+@_on(SeedCommitted, SeedRevealed)
+def _sealed(s: GameState, e: Any) -> None:
+    s.seal = fair.fold(s.seal, e)
     s.version += 1
 
 

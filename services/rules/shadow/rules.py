@@ -18,6 +18,7 @@ from events.shadow.commands import COMMAND_ADAPTER
 from events.shadow.settings import ShadowSettings
 from services.rules.clock import Clocks
 from services.rules.contract import JSON, Capabilities, GameRules
+from services.rules.fair import Seal
 from services.rules.shadow import actions, defaults, flow
 from services.rules.shadow.board import default_layout_record
 from services.rules.shadow.decide import decide, execute
@@ -47,12 +48,15 @@ class ShadowRules(GameRules[GameState | None]):
         min_players=2,
         max_players=4,
         hidden_information=True,
+        chance=True,
         simultaneous=True,
         fast_execute=True,
         fast_sample=True,
         determinizes=True,
     )
     clock_ruling = "X16"
+    fair_ruling = "X23"
+    practice_ruling = "X24"
     bot_ruling = "X22"
 
     def start(self, players: Sequence[str], settings: Mapping[str, Any] | None, seed: int) -> list[Event]:
@@ -123,6 +127,10 @@ class ShadowRules(GameRules[GameState | None]):
     def awaited(self, state: GameState | None) -> tuple[int, ...]:
         """Seats the game waits for."""
         return () if state is None else actions.awaited(state)
+
+    def seal_of(self, state: GameState | None) -> Seal | None:
+        """The committed seed [X23]; None on a table started without a commitment (the engine alone)."""
+        return None if state is None else state.seal
 
     def clock_of(self, state: GameState | None) -> tuple[ClockSettings, Clocks] | None:
         """The table's clock setting and clocks [X16]; None without clocks."""

@@ -9,6 +9,7 @@ import orjson
 from events.shadow.events import Prompt
 from events.shadow.settings import ShadowSettings
 from services.rules.clock import Clocks
+from services.rules.fair import Seal
 from services.rules.shadow.board import layout_from_record
 from services.rules.shadow.state import City, GameState, Knight, Piece, Tile
 
@@ -30,37 +31,38 @@ def _unpiece(raw: list[Any] | None) -> Piece | None:
 
 
 def snapshot(s: GameState) -> bytes:
-    """Serialize a state."""
-    return orjson.dumps(
-        {
-            "layout": s.layout.to_record(),
-            "players": s.players,
-            "settings": s.settings.model_dump(),
-            "seed": s.seed,
-            "board": [_piece(p) for p in s.board],
-            "thalers": s.thalers,
-            "vp": s.vp,
-            "tiles_in_supply": s.tiles_in_supply,
-            "knights_in_supply": s.knights_in_supply,
-            "cities_in_supply": s.cities_in_supply,
-            "empire_cities_in_supply": s.empire_cities_in_supply,
-            "emperor": s.emperor,
-            "closed": sorted(s.closed),
-            "round": s.round,
-            "phase": s.phase,
-            "privilege_used": s.privilege_used,
-            "play_areas": s.play_areas,
-            "passed": sorted(s.passed),
-            "rival": s.rival,
-            "aims": s.aims,
-            "votes": s.votes,
-            "pending": None if s.pending is None else s.pending.model_dump(),
-            "turn": s.turn,
-            "winners": s.winners,
-            "clocks": None if s.clocks is None else s.clocks.to_json(),
-            "version": s.version,
-        }
-    )
+    """Serialize a state (a table without a committed seed: the bytes it always had)."""
+    data = {
+        "layout": s.layout.to_record(),
+        "players": s.players,
+        "settings": s.settings.model_dump(),
+        "seed": s.seed,
+        "board": [_piece(p) for p in s.board],
+        "thalers": s.thalers,
+        "vp": s.vp,
+        "tiles_in_supply": s.tiles_in_supply,
+        "knights_in_supply": s.knights_in_supply,
+        "cities_in_supply": s.cities_in_supply,
+        "empire_cities_in_supply": s.empire_cities_in_supply,
+        "emperor": s.emperor,
+        "closed": sorted(s.closed),
+        "round": s.round,
+        "phase": s.phase,
+        "privilege_used": s.privilege_used,
+        "play_areas": s.play_areas,
+        "passed": sorted(s.passed),
+        "rival": s.rival,
+        "aims": s.aims,
+        "votes": s.votes,
+        "pending": None if s.pending is None else s.pending.model_dump(),
+        "turn": s.turn,
+        "winners": s.winners,
+        "clocks": None if s.clocks is None else s.clocks.to_json(),
+        "version": s.version,
+    }
+    if s.seal is not None:
+        data["seal"] = s.seal.to_json()
+    return orjson.dumps(data)
 
 
 def restore(data: bytes) -> GameState:
@@ -93,4 +95,5 @@ def restore(data: bytes) -> GameState:
         winners=None if d["winners"] is None else tuple(d["winners"]),
         clocks=None if d.get("clocks") is None else Clocks.from_json(d["clocks"]),
         version=d["version"],
+        seal=None if d.get("seal") is None else Seal.from_json(d["seal"]),
     )

@@ -17,6 +17,7 @@ from typing import Any
 
 from events.shadow.settings import ShadowSettings
 from services.rules.clock import Clocks
+from services.rules.fair import Seal
 from services.rules.shadow.board import ARISTOCRAT, CASTLE, CITY, Layout
 from services.rules.shadow.facts import is_core, to_model
 
@@ -149,6 +150,7 @@ class GameState:
     turn: int | None
     winners: tuple[int, ...] | None
     clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [X16]
+    seal: Seal | None  # the committed seed, on a table the service created [X23]
     version: int
 
     def __init__(
@@ -179,6 +181,7 @@ class GameState:
         winners: tuple[int, ...] | None = None,
         clocks: Clocks | None = None,
         version: int = 0,
+        seal: Seal | None = None,
     ) -> None:
         self.layout, self.players, self.settings, self.seed = layout, tuple(players), settings, seed
         self.n = len(self.players)
@@ -196,7 +199,7 @@ class GameState:
         self.taken = taken_of(self.play_areas)
         self.passed, self.rival, self.aims, self.votes = frozenset(passed), rival, tuple(aims), tuple(votes)
         self.prompt, self.turn, self.winners, self.version = pending, turn, winners, version
-        self.clocks = clocks
+        self.clocks, self.seal = clocks, seal
 
     # --- copies ---------------------------------------------------------------------------------------------
     def copy(self) -> GameState:
@@ -252,7 +255,7 @@ class GameState:
 
 _new = object.__new__
 _PUBLIC = (
-    "layout", "players", "settings", "seed", "thalers", "vp", "tiles_in_supply", "knights_in_supply",
+    "seal", "layout", "players", "settings", "seed", "thalers", "vp", "tiles_in_supply", "knights_in_supply",
     "cities_in_supply", "empire_cities_in_supply", "emperor", "closed", "round", "phase", "privilege_used",
     "play_areas", "passed", "rival", "aims", "votes", "pending", "turn", "winners", "clocks", "version",
 )  # fmt: skip
