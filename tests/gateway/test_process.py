@@ -19,6 +19,7 @@ from websockets.sync.client import connect
 from services.bus.keys import Layout
 from tests.gateway.conftest import spawn_gateway
 from tests.service.conftest import ROOT, redis_url, spawn_worker  # noqa: F401 - fixture
+from tests.waiting import patient
 
 
 @pytest.fixture(params=["redis", "embedded"])
@@ -83,12 +84,12 @@ def test_given_the_embedded_default_when_a_game_has_bot_seats_then_the_bots_play
             assert r.status_code == 201, r.text
             gid = r.json()["game_id"]
             # When nobody else sends anything
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + patient(300)
             while not http.get(f"/games/{gid}").json()["over"]:
                 assert time.monotonic() < deadline, "the bots did not finish the game"
                 time.sleep(0.2)
             # Then the game ended and the scoreboard read model shows its winners
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + patient(60)
             while (board := http.get(f"/games/{gid}/scoreboard")).json().get("winners") is None:
                 assert time.monotonic() < deadline, board.text
                 time.sleep(0.1)

@@ -378,7 +378,7 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
         # Given a rules worker process serving every shard, a projection process, and clients playing games
         worker = procs.rules_worker("chaos-w0")
         projection = procs.projections()
-        wait_for(lambda: taken_over(r, layout, "chaos-w0"), seconds=30, every=0.05)
+        wait_for(lambda: taken_over(r, layout, "chaos-w0"), seconds=300, every=0.05)
         load = Load(server.url, layout, CLIENTS, SEED)
         load.start()
         try:
@@ -390,7 +390,7 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
                 # (Preferably at a moment the worker holds commands it has read and not committed yet.)
                 with contextlib.suppress(AssertionError):
                     wait_for(lambda: pending(r, layout, layout.cmds, GROUP) > 0, seconds=KILL_AIM_S, every=0.001)
-                wait_for(lambda: load.in_flight > 0 or bool(load.errors), seconds=10, every=0.001)
+                wait_for(lambda: load.in_flight > 0 or bool(load.errors), seconds=60, every=0.001)
                 in_flight_at_kill.append(load.in_flight)
                 worker.kill9()
                 killed_at_ms.append(redis_ms(r))
@@ -402,7 +402,7 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
                 worker = procs.rules_worker(f"chaos-w{kill}")
                 # (Each new worker finishes taking over before it may be killed in turn: a command in flight at
                 # more than max_attempts crashes in a row is dead-lettered by design, as a poison pill.)
-                wait_for(lambda k=kill: taken_over(r, layout, f"chaos-w{k}"), seconds=30, every=0.01)
+                wait_for(lambda k=kill: taken_over(r, layout, f"chaos-w{k}"), seconds=300, every=0.01)
             time.sleep(1.0)  # the last worker serves the load a while too
             load.finish(GIVE_UP_S + 10)
         except BaseException:
@@ -410,8 +410,8 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
             raise
 
         # and the last commands (and the copies clients resent) are committed
-        wait_for(lambda: queued_commands(r, layout) == 0, seconds=30, every=0.05)
-        wait_for(lambda: pending(r, layout, layout.cmds, GROUP) == 0, seconds=30, every=0.05)
+        wait_for(lambda: queued_commands(r, layout) == 0, seconds=60, every=0.05)
+        wait_for(lambda: pending(r, layout, layout.cmds, GROUP) == 0, seconds=60, every=0.05)
         worker.stop()
         games = load.games
         sends = sum(s.sends for g in games for s in [g.create, *g.commands])

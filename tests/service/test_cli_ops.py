@@ -165,11 +165,11 @@ def test_given_redis_when_serve_runs_then_bots_play_a_game_and_sigterm_stops_eve
             except (httpx.HTTPError, ValueError):
                 return False
 
-        wait_for(healthy, seconds=30, every=0.2)
+        wait_for(healthy, seconds=60, every=0.2)
         # And a game with four bot seats is played to its end by the bots process and the rules workers
         client = ServiceClient(redis.Redis.from_url(redis_url), layout)
         game = client.create_game("shadow", ["a", "b", "c", "d"], seed=2, bots=dict.fromkeys(range(4), "random"))
-        wait_for(lambda: client.game_info(game.game_id)["status"] == "over", seconds=60, every=0.1)
+        wait_for(lambda: client.game_info(game.game_id)["status"] == "over", seconds=300, every=0.1)
         # And the two rules workers split the shards between them
         r = redis.Redis.from_url(redis_url)
         holders = {r.get(layout.lease(s)).split(b":", 1)[1] for s in range(4)}
@@ -178,7 +178,7 @@ def test_given_redis_when_serve_runs_then_bots_play_a_game_and_sigterm_stops_eve
         children = _children(proc.pid)
         bots_pid = next(p for p in children if "services.bots" in _cmdline(p))
         os.kill(bots_pid, signal.SIGKILL)
-        wait_for(lambda: any("services.bots" in _cmdline(p) for p in _children(proc.pid) if p != bots_pid), seconds=15)
+        wait_for(lambda: any("services.bots" in _cmdline(p) for p in _children(proc.pid) if p != bots_pid), seconds=60)
         children = _children(proc.pid)
         assert len(children) >= 4
     finally:
