@@ -44,6 +44,7 @@ from services.rules.registry import get_game
 from tests.projections.helpers import caught_up, dump_model, spawn_projections
 from tests.service.conftest import WorkerProcess, redis_server, spawn_worker
 from tests.service.helpers import wait_for
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -58,8 +59,8 @@ KILL_AIM_S = 2.0
 """Then, for at most this long, the kill waits for a moment the worker holds commands it read and did not commit."""
 ATTEMPT_TIMEOUT_S = 1.0
 """A client's patience: after this it sends the same command again (same id, same content)."""
-GIVE_UP_S = 30.0
-"""A command without an outcome after this long is lost: the test fails."""
+GIVE_UP_S = patient(120)
+"""A command without an outcome after this long is lost: the test fails (a bound on a hang: the host may be busy)."""
 PROBE_SHARE = 0.05
 """Share of moves preceded by a probe: the same move under a new id with an outdated expected version, which
 must be refused (stale_version) and change nothing."""
