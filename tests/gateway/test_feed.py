@@ -60,7 +60,7 @@ def test_a_seat_feed_resumes_from_a_version_with_nothing_missing_or_doubled(gate
         rest_of_game.start()
         second = _read_until(ws, lambda m: m.get("kind") == "over")
         with pytest.raises(ConnectionClosed) as closed:
-            ws.recv(timeout=10)
+            ws.recv(timeout=patient(60))
         rest_of_game.join(60)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
 
@@ -115,9 +115,9 @@ def test_a_feed_refuses_with_a_typed_error(gateway: Served, path: str, who: Any,
 
     # When a feed is opened with the wrong token, no token, a bad version or for no game
     with _open(gateway, path.format(gid=created["game_id"]), token) as ws:
-        message = orjson.loads(ws.recv(timeout=10))
+        message = orjson.loads(ws.recv(timeout=patient(60)))
         with pytest.raises(ConnectionClosed) as closed:
-            ws.recv(timeout=10)
+            ws.recv(timeout=patient(60))
 
     # Then it gets one typed error and the connection closes with the matching code
     assert message["error"]["code"] == code

@@ -63,7 +63,7 @@ def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> N
                 assert sent.status_code == 200, sent.text
             messages = []
             while not messages or messages[-1]["kind"] != "over":
-                messages.append(orjson.loads(ws.recv(timeout=10)))
+                messages.append(orjson.loads(ws.recv(timeout=patient(60))))
     # Then the feed carried every event live, seat 1's turns, and the end
     assert [m["version"] for m in messages if m["kind"] == "event"] == list(range(1, summary["version"] + 1))
     assert {m["kind"] for m in messages[:-1]} == {"event", "turn"}
@@ -115,7 +115,7 @@ def test_a_gateway_process_says_where_it_listens_and_which_origins_it_allows(red
         url = match.group(1)
         assert int(match.group(2)) > 0
         # and that URL answers
-        assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+        assert httpx.get(f"{url}/health", timeout=patient(30)).status_code == 200
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=15)
