@@ -18,6 +18,38 @@ MAX_SECONDS = 30 * 24 * 3600
 """The longest limit, bank or increment a table may set: 30 days (asynchronous play)."""
 
 
+_NUMBER = {"type": "integer"}
+_NONE = {"type": "null"}
+_RULES: dict[str, Any] = {
+    "allOf": [
+        {
+            "if": {"properties": {"mode": {"const": "per_decision"}}},
+            "then": {
+                "required": ["per_decision_s"],
+                "properties": {"per_decision_s": _NUMBER, "bank_s": _NONE, "increment_s": {"const": 0}},
+            },
+        },
+        {
+            "if": {"properties": {"mode": {"const": "bank"}}},
+            "then": {"required": ["bank_s"], "properties": {"bank_s": _NUMBER, "per_decision_s": _NONE}},
+        },
+        {
+            "anyOf": [
+                {"properties": {"bot": _NONE, "bot_after": _NONE}},
+                {"required": ["bot", "bot_after"], "properties": {"bot": {"type": "string"}, "bot_after": _NUMBER}},
+            ]
+        },
+        {
+            "not": {
+                "required": ["bot_after", "autoplay_after"],
+                "properties": {"bot_after": _NUMBER, "autoplay_after": _NUMBER},
+            }
+        },
+    ]
+}
+"""What :meth:`ClockSettings._complete` checks, as JSON Schema (so the published schema refuses what it refuses)."""
+
+
 class ClockSettings(BaseModel):
     """How much time each seat has to make its decisions (the table setting ``clock``; absent: no clocks).
 
@@ -26,7 +58,7 @@ class ClockSettings(BaseModel):
     while the game awaits it, and gains ``increment_s`` after each of its moves (a Fischer clock).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, json_schema_extra=lambda s: s.update(_RULES))
 
     mode: Literal["per_decision", "bank"] = Field(description="A limit per decision, or a time bank per seat.")
     per_decision_s: int | None = Field(None, ge=1, le=MAX_SECONDS, description="per_decision: seconds per decision.")

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import orjson
 import redis
@@ -28,6 +30,8 @@ from projections.store import MODELS
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
 from services.log import get_logger
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.rules.registry import game_names, get_game
 
@@ -97,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names
     ]  # fmt: skip
     stop = stop_on_signals()
+    models = [(w.model.name, w.group, w.stats) for w in workers]
+    metrics.start(args, "projections", roles.projections(metrics.scrape_client(args.redis_url), layout, shards, models))
     threads = [threading.Thread(target=w.run, args=(stop,), name=w.model.name, daemon=True) for w in workers]
     for t in threads:
         t.start()
@@ -141,13 +147,35 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
     ]  # fmt: skip
     if args.stats_key:
         run += ["--stats-key", args.stats_key]
+    if args.metrics_host:
+        common += ["--metrics-host", args.metrics_host]
+    # Each child keeps a ready file of its own; this process's exists while all of theirs do.
+    ready_files = [Path(f"{args.ready_file}.{i}") for i in range(len(groups))] if args.ready_file else []
+    # Each child serves its own metrics, on consecutive ports from --metrics-port (0: none).
+    ports = [args.metrics_port + i if args.metrics_port else 0 for i in range(len(groups))]
     children = [
-        subprocess.Popen([*common, *run, "--models", ",".join(group)], preexec_fn=_die_with_parent) for group in groups
+        subprocess.Popen(
+            [
+                *common,
+                *(["--ready-file", str(ready_files[i])] if ready_files else []),
+                "--metrics-port",
+                str(ports[i]),
+                *run,
+                "--models",
+                ",".join(group),
+            ],
+            preexec_fn=_die_with_parent,
+        )
+        for i, group in enumerate(groups)
     ]
     stop = stop_on_signals()
     while not stop.wait(0.5):
+        if ready_files:
+            _mirror_ready(Path(args.ready_file), ready_files)
         if any(c.poll() is not None for c in children):
             break  # a child died: stop the others too, and let the supervisor above restart us all
+    if ready_files:
+        Path(args.ready_file).unlink(missing_ok=True)
     for c in children:
         if c.poll() is None:
             c.terminate()
@@ -159,6 +187,15 @@ def _supervise(args: argparse.Namespace, names: list[str]) -> int:
             c.kill()
             codes.append(c.wait())
     return 0 if stop.is_set() else 1
+
+
+def _mirror_ready(path: Path, children: list[Path]) -> None:
+    """Keep ``path`` while every child's ready file exists, remove it otherwise."""
+    if all(c.exists() for c in children):
+        if not path.exists():
+            path.write_text(f"{os.getpid()}\n")
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _flush_lags(client: redis.Redis, key: str, workers: list[ProjectionWorker]) -> None:

@@ -276,22 +276,42 @@ class ReadModels:
         return game, state, self.history.final(game)
 
     # --- audit and verification -----------------------------------------------------------------------
-    def audit(self, game_id: str, version: int | None = None, seat: int | None = None) -> dict[str, Any]:
+    def audit(
+        self, game_id: str, version: int | None = None, seat: int | None = None, after: int = 0,
+        limit: int | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
         """Why each event (or the one at ``version``) happened, and every refused command, in the order they were
         judged: command, sender, time, rulings (with their texts), inputs.
 
         ``seat`` None: the referee's full record (every secret: show it to referees, or once the game is over).
         A seat: what that seat may know of it while the game runs, its own refused commands only (a seat's own
-        refusals are its secret [K14]; its events are in its feed)."""
+        refusals are its secret [K14]; its events are in its feed).
+
+        ``limit``: one page, the versions ``after < v <= after + limit`` (events and the commands refused at
+        them); the answer then also holds ``after``, ``next`` (the following page's ``after``, None at the end),
+        ``last_version`` and ``over``."""
         game = self.history.game(game_id)
         game.check_seat(seat)
         if version is not None and not 1 <= version <= game.version:
             raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
-        first, last = (1, game.version) if version is None else (version, version)
+        if version is not None:
+            first, last = version, version
+        else:
+            first = after + 1
+            last = game.version if limit is None else min(game.version, after + limit)
+        page: dict[str, Any] = {}
+        if limit is not None or version is not None:
+            paged = version is None
+            page = {
+                "last_version": game.version, "over": game.finished, "after": after if paged else None,
+                "next": last if paged and last < game.version else None,
+            }  # fmt: skip
+        if last < first:
+            return {"game_id": game_id, **({"seat": seat} if seat is not None else {}), **page, "entries": []}
         reference = game.plugin.rulings()
         refusals = self._refusals(game, first, last, seat, reference)
         if seat is not None:
-            return {"game_id": game_id, "seat": seat, "entries": refusals}
+            return {"game_id": game_id, "seat": seat, **page, "entries": refusals}
         got = self.r.xrange(self.keys.audit(game_id), min=f"0-{first}", max=f"0-{last}")
         cids = sorted({f[b"c"] for _, f in got})
         docs = dict(zip(cids, self.r.hmget(self.keys.audit_commands(game_id), cids), strict=True)) if cids else {}
@@ -318,7 +338,7 @@ class ReadModels:
         if done < last:
             # The audit model is behind (or not running): the rest straight from the store, composed alike.
             entries += self._audit_from_store(game, done + 1, last, reference)
-        return {"game_id": game_id, "entries": _interleave(entries, refusals)}
+        return {"game_id": game_id, **page, "entries": _interleave(entries, refusals)}
 
     def _audit_from_store(
         self, game: Game, first: int, last: int, reference: Mapping[str, Ruling]

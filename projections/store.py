@@ -41,6 +41,7 @@ from typing import Any
 
 import redis
 
+from services.bus.faults import is_transient
 from services.bus.keys import Layout
 
 MODELS = ("scoreboard", "replay", "audit", "feed")
@@ -138,6 +139,17 @@ class ProjectionScripts:
             assert text == hashlib.sha1(_source(name).encode()).hexdigest(), name
             shas[name] = text
         return cls(**shas)
+
+    @classmethod
+    def load_or_expect(cls, client: redis.Redis) -> ProjectionScripts:
+        """:meth:`load`; while Redis is away or loading (a transient fault), the SHA1s they will have: the first
+        EVALSHA then meets NOSCRIPT and the worker loads them (a worker started before Redis does not exit)."""
+        try:
+            return cls.load(client)
+        except redis.RedisError as exc:
+            if not is_transient(exc):
+                raise
+            return cls(**{name: hashlib.sha1(_source(name).encode()).hexdigest() for name in ("apply", "count_game")})
 
 
 @dataclass(slots=True)

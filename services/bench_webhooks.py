@@ -8,7 +8,10 @@ process (Python's threading HTTP server) that checks every signature:
   the measured game played by random bots with a webhook on every seat;
 * ``webhook_deliveries_per_s``: notices queued at once in the outbox, delivered and settled per second (the
   receiver and the deliverer share this machine's cores), and ``webhook_cpu_ms_per_notice``: the CPU time the
-  webhooks process spent per notice meanwhile (a figure that does not depend on how busy the machine is).
+  webhooks process spent per notice meanwhile (a figure that does not depend on how busy the machine is);
+* ``webhook_honest_quiet_p50_ms``, ``webhook_honest_64_slow_p50_ms`` (and ``_max_ms``): an honest seat's notice
+  from the outbox to its receiver, alone and while 64 receivers on 64 hosts trickle their answers a byte at a
+  time (services/bench_trickle.py).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import orjson
 import redis
 
 from services.bench import Context
+from services.bench_trickle import honest_latencies
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.log import configure
@@ -145,6 +149,9 @@ def measure(url: str, game: str, notices: int = 2000, whole_game: bool = True) -
             _wait(lambda: len(got) >= notices and r.xlen(layout.webhooks(layout.shard_of(gid))) == 0, 300)
             rate = notices / (time.monotonic() - started)
             cpu_ms = (_cpu_s(procs[-1].pid) - cpu) * 1000 / notices
+            honest = honest_latencies(
+                service, hooks, outbox, game, (hook_url, secret, got), samples=20 if whole_game else 5
+            )
     finally:
         for proc in procs:
             proc.terminate()
@@ -161,6 +168,7 @@ def measure(url: str, game: str, notices: int = 2000, whole_game: bool = True) -
         "webhook_latency_p99_ms": round(lags[min(len(lags) - 1, int(len(lags) * 0.99))], 1),
         "webhook_deliveries_per_s": round(rate),
         "webhook_cpu_ms_per_notice": round(cpu_ms, 2),
+        **honest,
     }
 
 
@@ -173,7 +181,9 @@ def section_webhooks(ctx: Context) -> dict[str, Any]:
     ctx.say(
         f"webhooks: commit to receiver p50 {figures['webhook_latency_p50_ms']} ms, "
         f"p99 {figures['webhook_latency_p99_ms']} ms; {figures['webhook_deliveries_per_s']} deliveries/s, "
-        f"{figures['webhook_cpu_ms_per_notice']} ms of CPU each"
+        f"{figures['webhook_cpu_ms_per_notice']} ms of CPU each; an honest notice p50 "
+        f"{figures['webhook_honest_quiet_p50_ms']} ms, {figures['webhook_honest_64_slow_p50_ms']} ms "
+        f"(max {figures['webhook_honest_64_slow_max_ms']} ms) while 64 receivers trickle their answers"
     )
     return figures
 

@@ -9,7 +9,7 @@
     throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
     throne export GAME [-o OUTPUT]
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
-           [--no-timer]
+           [--no-timer] [--metrics-port BASE]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
     throne bench [--quick] [--engine]
 
@@ -40,6 +40,12 @@ def _streams_demo() -> Callable[..., Any] | None:
             return None
         raise
     return getattr(module, "run_demo", None)
+
+
+def _env_port(name: str) -> int:
+    """The port env ``name`` gives (0 when unset or not a number)."""
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isdigit() else 0
 
 
 def _call_with_supported(fn: Callable[..., Any], **kwargs: Any) -> Any:
@@ -360,7 +366,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(
         workers=args.workers, gateway=not args.no_gateway, host=args.host, port=args.port, bots=not args.no_bots,
         projections=not args.no_projections, webhooks=not args.no_webhooks, grace=args.grace,
-        timer=not args.no_timer,
+        timer=not args.no_timer, metrics_port=args.metrics_port,
     )  # fmt: skip
 
 
@@ -437,6 +443,11 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-timer", action="store_true", help="no timer process (clocked games then never time out)")
     serve.add_argument("--grace", type=float, default=10.0, help="seconds children get to stop before SIGKILL")
     serve.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    serve.add_argument(
+        "--metrics-port", type=int, default=_env_port("THRONE_METRICS_PORT"),
+        help="base of the children's Prometheus ports: gateway +0, bots +1, webhooks +2, timer +3, projections +10.., "
+        "rules worker i +20+i (default: env THRONE_METRICS_PORT; 0: none)",
+    )  # fmt: skip
 
     dead = sub.add_parser("dead-letters", help="commands that could not be processed: list, retry, discard")
     dead_sub = dead.add_subparsers(dest="action", metavar="{list,retry,discard}")

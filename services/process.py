@@ -11,7 +11,9 @@ import threading
 from types import FrameType
 
 from services.bus.keys import Layout
+from services.bus.readiness import PROCESS, READY_FILE_ENV
 from services.log import configure
+from services.metrics import endpoint as metrics
 
 
 def stop_on_signals() -> threading.Event:
@@ -36,6 +38,16 @@ def add_deployment_arguments(
     p.add_argument("--prefix", default=None, help="key prefix (default: env THRONE_PREFIX or 'throne')")
     p.add_argument("--plugin", action="append", default=[], help=plugin_help)
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    metrics.add_arguments(p)  # --metrics-port, --metrics-host (services/metrics/endpoint.py)
+    add_ready_file_argument(p)
+
+
+def add_ready_file_argument(p: argparse.ArgumentParser) -> None:
+    """``--ready-file``: a file that exists exactly while the process reaches its Redis (a readiness probe)."""
+    p.add_argument(
+        "--ready-file", default=os.environ.get(READY_FILE_ENV),
+        help=f"kept while the process is ready, removed while it waits for Redis (default: env {READY_FILE_ENV})",
+    )  # fmt: skip
 
 
 def start_deployment_process(args: argparse.Namespace, prog: str) -> Layout | None:
@@ -47,5 +59,7 @@ def start_deployment_process(args: argparse.Namespace, prog: str) -> Layout | No
         return None
     for module in args.plugin:
         importlib.import_module(module)
+    # The process waits for Redis in its loops (services/bus/readiness.py), never exits for want of it.
+    PROCESS.set_path(args.ready_file)
     env_layout = Layout.from_env()
     return Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)

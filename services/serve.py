@@ -28,8 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.bus.keys import Layout
+from services.bus.readiness import READY_FILE_ENV
 from services.gateway.lobby import SEAT_KEY_ENV
 from services.log import get_logger
+from services.metrics.endpoint import child_port
 from services.process import stop_on_signals
 
 
@@ -90,25 +92,36 @@ def plan(
     projections: bool = True,
     webhooks: bool = True,
     timer: bool = True,
+    metrics_port: int = 0,
 ) -> list[ChildSpec]:
-    """The children of ``serve``; projections are left out (with a warning) while their module is missing."""
+    """The children of ``serve``; projections are left out (with a warning) while their module is missing.
+
+    ``metrics_port``: the base of the children's metrics ports (services/metrics/endpoint.py: ``SERVE_OFFSETS``);
+    0: every child is told to serve none."""
+
+    def metrics(role: str, index: int = 0) -> tuple[str, ...]:
+        return ("--metrics-port", str(child_port(metrics_port, role, index) if metrics_port else 0))
+
     specs = [
-        ChildSpec(f"rules-worker-{i}", "services.worker", ("--shards", rng))
+        ChildSpec(f"rules-worker-{i}", "services.worker", ("--shards", rng, *metrics("rules-worker", i)))
         for i, rng in enumerate(shard_ranges(layout.shards, workers))
     ]
     if projections:
         if module_exists("projections"):
-            specs.append(ChildSpec("projections", "projections", ("run",)))
+            # (each of its processes, one per read model, takes the next port)
+            specs.append(ChildSpec("projections", "projections", (*metrics("projections"), "run")))
         else:
             get_logger("serve").warning("serve.no_projections", reason="no module projections.__main__ yet")
     if gateway:
-        specs.append(ChildSpec("gateway", "services.gateway", ("--host", host, "--port", str(port))))
+        specs.append(
+            ChildSpec("gateway", "services.gateway", ("--host", host, "--port", str(port), *metrics("gateway")))
+        )
     if bots:
-        specs.append(ChildSpec("bots", "services.bots"))
+        specs.append(ChildSpec("bots", "services.bots", metrics("bots")))
     if webhooks:
-        specs.append(ChildSpec("webhooks", "services.webhooks"))
+        specs.append(ChildSpec("webhooks", "services.webhooks", metrics("webhooks")))
     if timer:
-        specs.append(ChildSpec("timer", "services.timer"))
+        specs.append(ChildSpec("timer", "services.timer", metrics("timer")))
     return specs
 
 
@@ -163,6 +176,7 @@ def serve(
     webhooks: bool = True,
     grace: float = 10.0,
     timer: bool = True,
+    metrics_port: int = 0,
 ) -> int:
     """``throne serve``: needs REDIS_URL (children in other processes cannot share an in-process Redis)."""
     log = get_logger("serve")
@@ -172,10 +186,12 @@ def serve(
     # The gateway derives open seats' tokens from this key (services/gateway/lobby.py): one key for the whole run,
     # so a gateway restarted by the supervisor still hands out the open seats of games created before.
     os.environ.setdefault(SEAT_KEY_ENV, secrets.token_hex(32))
+    # One ready file is one process's: the children must not share this process's (the supervisor restarts them).
+    os.environ.pop(READY_FILE_ENV, None)
     layout = Layout.from_env()
     specs = plan(
         layout, workers=workers, gateway=gateway, host=host, port=port, bots=bots, projections=projections,
-        webhooks=webhooks, timer=timer,
+        webhooks=webhooks, timer=timer, metrics_port=metrics_port,
     )  # fmt: skip
     stop = stop_on_signals()
     log.info("serve.start", children=[s.name for s in specs], shards=layout.shards, prefix=layout.prefix)

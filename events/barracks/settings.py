@@ -22,6 +22,7 @@ class BarracksSettings(BaseModel):
     )
     rival_claimants: tuple[Faction, ...] | None = Field(
         None,
+        json_schema_extra={"uniqueItems": True, "maxItems": 3},  # what _consistent checks
         description="K41/K42: factions played by rival claimants (default: west with 3 players; east, south and "
         "west solo; none with 2 or 4). The players take the other factions in clockwise order.",
     )

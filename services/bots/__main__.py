@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from services.bots.runner import BotConfig, BotRunner
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 
 
@@ -41,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         consumer=args.consumer,
     )
     stop = stop_on_signals()
+    metrics.start(args, "bots", roles.bots(metrics.scrape_client(args.redis_url), layout, runner.shards, runner.stats))
     runner.run(stop)
     return 0
 

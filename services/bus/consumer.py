@@ -11,13 +11,15 @@ the bots (feeds, group ``bots``, no acks) all read this way:
   webhooks followers): after a (re)start its own pending entries first, shard by shard, then new entries; and
   every so often the idle entries of dead consumers, taken over and read like its own pending ones.
 * :class:`ConsumerLoop` runs a consumer's ``step`` until stopped: a transient Redis fault (services/bus/faults.py)
-  is waited out with capped, jittered backoff and logged once per episode; any other error is logged with its
+  is waited out with capped, jittered backoff and logged once per episode (the loop is a part of the process's
+  readiness meanwhile: services/bus/readiness.py); any other error is logged with its
   trace and retried after a growing pause; the consumer's ``on_error`` hook says what to read again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -26,8 +28,10 @@ from typing import Any
 import redis
 
 from services.bus.connection import is_cluster
-from services.bus.faults import Backoff, Outage, is_transient
+from services.bus.faults import Backoff, Outage, fault_kind, is_transient
+from services.bus.readiness import PROCESS, Readiness
 from services.bus.streams import GroupReader
+from services.metrics import catalog as metrics
 
 Fields = dict[bytes, bytes]
 Entry = tuple[int, bytes, Fields | None]
@@ -238,6 +242,10 @@ class PendingFirst:
                 self.pending.add(shard)
 
 
+_parts = itertools.count(1)
+"""Numbers the loops of a process, for their part names in its readiness."""
+
+
 class ConsumerLoop:
     """Runs a consumer's ``step`` until stopped, waiting out Redis faults and logging errors once each.
 
@@ -245,12 +253,22 @@ class ConsumerLoop:
     together); ``outage`` logs an episode once when it starts and once, summed up, when it ends.
     """
 
-    def __init__(self, log: Any, name: str, *, retry_first_ms: int = 10, retry_cap_ms: int = 2000) -> None:
+    def __init__(
+        self,
+        log: Any,
+        name: str,
+        *,
+        retry_first_ms: int = 10,
+        retry_cap_ms: int = 2000,
+        readiness: Readiness | None = PROCESS,
+    ) -> None:
         self.log = log
         self.name = name
         self.faults = Backoff(retry_first_ms / 1000, retry_cap_ms / 1000)
         self.errors = Backoff(0.05, 2.0)
-        self.outage = Outage(log)
+        # While it runs, the loop is a part of the process's readiness: not ready until a step goes through,
+        # waiting while Redis refuses (services/bus/readiness.py).
+        self.outage = Outage(log, part=f"{name}#{next(_parts)}", readiness=readiness)
 
     def run(
         self,
@@ -263,27 +281,34 @@ class ConsumerLoop:
         """Call ``step`` until ``stop`` is set. After an error ``on_error`` runs, then the loop waits (a Redis
         fault: the growing jittered backoff; anything else: a growing pause). ``healthy``: whether a step that
         returned means Redis is fine again (default: yes), which ends a fault episode."""
-        while not stop.is_set():
-            try:
-                step()
-            except Exception as exc:
-                delay = self._failed(exc, on_error)
-                if delay:
-                    stop.wait(delay)
-                continue
-            self.errors.reset()
-            if healthy is None or healthy():
-                self.faults.reset()
-                self.outage.recovered()
+        self.outage.start()
+        try:
+            while not stop.is_set():
+                try:
+                    step()
+                except Exception as exc:
+                    delay = self._failed(exc, on_error)
+                    if delay:
+                        stop.wait(delay)
+                    continue
+                self.errors.reset()
+                if healthy is None or healthy():
+                    self.faults.reset()
+                    self.outage.recovered()
+        finally:
+            self.outage.stop()
 
     def _failed(self, exc: Exception, on_error: Callable[[Exception], None] | None) -> float:
         """Log ``exc``, run the hook, and say how long to wait."""
         if isinstance(exc, redis.exceptions.NoScriptError):  # (not exported as redis.NoScriptError)
+            metrics.redis_error(fault_kind(exc))
             delay = 0.0  # Redis restarted or flushed its scripts: the hook loads them again, no pause
         elif is_transient(exc):
-            self.outage.failed(exc)  # logged once per episode, not once per attempt
+            self.outage.failed(exc)  # logged once per episode, not once per attempt (counted there)
             delay = self.faults.next()
         else:
+            if isinstance(exc, redis.RedisError):
+                metrics.redis_error(fault_kind(exc))  # a script error, a wrong type: not transient, still Redis
             self.log.exception(f"{self.name}.error", error=repr(exc))
             delay = self.errors.next()
         if on_error is not None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import redis
 
+from services.metrics import catalog as metrics
+
 TRANSIENT_PREFIXES = (
     "OOM",  # maxmemory reached (noeviction)
     "LOADING",  # loading the data set (restart, AOF)
@@ -91,16 +93,35 @@ class Outage:
     :meth:`failed` logs the first fault of an episode (``redis.unavailable``, warning), and a reminder line at
     most every ``remind_s`` while it lasts; :meth:`recovered` logs one summary (``redis.recovered``: how long,
     how many failed attempts, of which kinds) and ends the episode.
+
+    With a ``part`` name and a ``readiness`` (services/bus/readiness.py: the process's), the part is reported
+    waiting and ready there, the process logs ``redis.waiting``/``redis.ready`` once for all its parts, and
+    this part's own lines drop to debug.
     """
 
-    def __init__(self, log: Any, remind_s: float = 60.0) -> None:
+    def __init__(self, log: Any, remind_s: float = 60.0, *, part: str | None = None, readiness: Any = None) -> None:
         self.log = log
         self.remind_s = remind_s
+        self.part = part
+        self.readiness = readiness if part is not None else None
+        # With a process readiness, the process says "redis.waiting" once for all its parts: this part's own
+        # lines are details (debug); alone, they are the warnings.
+        self._say = log.debug if self.readiness is not None else log.warning
         self.started: float | None = None
         self.failures = 0
         self.kinds: Counter[str] = Counter()
         self._next_reminder = 0.0
         self.episodes = 0
+
+    def start(self) -> None:
+        """The part starts serving: not ready (in the process's readiness) until its first good step."""
+        if self.readiness is not None:
+            self.readiness.register(self.part)
+
+    def stop(self) -> None:
+        """The part stopped: it no longer counts in the process's readiness."""
+        if self.readiness is not None:
+            self.readiness.unregister(self.part)
 
     @property
     def active(self) -> bool:
@@ -111,25 +132,30 @@ class Outage:
         """One attempt met the fault ``exc``."""
         now = time.monotonic()
         kind = fault_kind(exc)
+        metrics.redis_error(kind)
+        if self.readiness is not None:
+            self.readiness.waiting(self.part, exc)
         self.failures += 1
         self.kinds[kind] += 1
         if self.started is None:
             self.started = now
             self.episodes += 1
             self._next_reminder = now + self.remind_s
-            self.log.warning("redis.unavailable", kind=kind, error=str(exc)[:300], **context)
+            self._say("redis.unavailable", kind=kind, error=str(exc)[:300], **context)
         elif now >= self._next_reminder:
             self._next_reminder = now + self.remind_s
-            self.log.warning(
+            self._say(
                 "redis.still_unavailable", seconds=round(now - self.started, 1), failures=self.failures,
                 kinds=dict(self.kinds), **context,
             )  # fmt: skip
 
     def recovered(self, **context: Any) -> None:
-        """An attempt succeeded: log the summary of the episode, if there was one."""
+        """An attempt succeeded: log the summary of the episode, if there was one (and the part is ready)."""
+        if self.readiness is not None:
+            self.readiness.ready(self.part)
         if self.started is None:
             return
-        self.log.warning(
+        self._say(
             "redis.recovered", seconds=round(time.monotonic() - self.started, 2), failures=self.failures,
             kinds=dict(self.kinds), **context,
         )  # fmt: skip

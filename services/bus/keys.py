@@ -113,6 +113,10 @@ class Layout:
         """The shard's dead-letter stream."""
         return f"{self.tag(shard)}:dead"
 
+    def suspects(self, shard: int) -> str:
+        """The shard's suspect commands being decided alone (hash: stream entry id -> worker id)."""
+        return f"{self.tag(shard)}:suspects"
+
     def bot_games(self, shard: int) -> str:
         """The shard's games that have bot seats (set of game ids)."""
         return f"{self.tag(shard)}:botgames"

@@ -14,9 +14,10 @@ A name is only shown: who a seat is across games is its optional stable player i
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated
 
 from pydantic import AfterValidator
@@ -43,6 +44,33 @@ def check_player_names(names: Sequence[str]) -> list[str]:
         seen[key] = seat
         trimmed.append(name)
     return trimmed
+
+
+def _class_of(wanted: Callable[[str], bool]) -> str:
+    """A regular-expression character class of every code point ``wanted`` holds for (by Python's Unicode
+    database, the one :func:`check_player_names` uses): BMP ones escaped as ``\\uXXXX``, others literal."""
+    ranges: list[tuple[int, int]] = []
+    for cp in range(0x110000):
+        if wanted(chr(cp)):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1] = (ranges[-1][0], cp)
+            else:
+                ranges.append((cp, cp))
+
+    def one(cp: int) -> str:
+        return f"\\u{cp:04x}" if cp <= 0xFFFF else chr(cp)
+
+    return "[" + "".join(one(a) if a == b else f"{one(a)}-{one(b)}" for a, b in ranges) + "]"
+
+
+@functools.cache
+def name_pattern() -> str:
+    """The regular expression of one acceptable player name (for the OpenAPI document): any surrounding
+    whitespace, then 1 to :data:`MAX_NAME` printable characters that neither start nor end with a space. What
+    it can not say: that the names of one game differ ignoring case."""
+    shown = _class_of(lambda c: c.isprintable() and not c.isspace())
+    blank = _class_of(str.isspace)
+    return f"^{blank}*{shown}(?:(?:{shown}| ){{0,{MAX_NAME - 2}}}{shown})?{blank}*$"
 
 
 PlayerNames = Annotated[list[str], AfterValidator(check_player_names)]

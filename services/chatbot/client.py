@@ -47,6 +47,12 @@ class GatewayClient:
         """Close the HTTP connections."""
         self.http.close()
 
+    def __enter__(self) -> GatewayClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def create_game(self, game: str, players: list[str], bots: dict[int, str], seed: int | None = None) -> Answer:
         """Open a game with bot seats; the answer holds each seat's token (none for bots)."""
         body: dict[str, Any] = {"game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}}
@@ -66,6 +72,32 @@ class GatewayClient:
         if max_chars is not None:
             body["max_chars"] = max_chars
         return self._answer(self.http.post(f"/games/{game_id}/chat", json=body))
+
+    def events(
+        self, game_id: str, seat: int | None = None, after: int = 0, limit: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """The game's events after version ``after`` (the seat's with its token, else a spectator's), a page at
+        a time: each page's ``next`` is followed until it is null. A refused page ends it with ``{"error": ...}``."""
+        return self._walk(
+            f"/games/{game_id}/seats/{seat}/events" if seat is not None else f"/games/{game_id}/events",
+            "events", after, limit,
+        )  # fmt: skip
+
+    def audit(self, game_id: str, after: int = 0, limit: int | None = None) -> Iterator[dict[str, Any]]:
+        """The audit's entries after version ``after`` (public once the game is over), a page at a time."""
+        return self._walk(f"/games/{game_id}/audit", "entries", after, limit)
+
+    def _walk(self, path: str, key: str, after: int, limit: int | None) -> Iterator[dict[str, Any]]:
+        cursor: int | None = after
+        while cursor is not None:
+            params = {"after": cursor} if limit is None else {"after": cursor, "limit": limit}
+            page = self._answer(self.http.get(path, params=params))
+            if not page.ok:
+                yield {"error": page.error}
+                return
+            yield from page.body[key]
+            following = page.body.get("next")
+            cursor = following if isinstance(following, int) and following > cursor else None
 
     def feed(
         self, game_id: str, seat: int, after: int = 0, stop: threading.Event | None = None

@@ -33,6 +33,8 @@ from services.gateway.cors import parse_origins
 from services.gateway.limits import Limits
 from services.gateway.protocol import server_config
 from services.log import configure, get_logger
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.webhooks.config import allow_private_from_env
 from services.worker.rules_worker import RulesWorker
 
@@ -54,6 +56,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--burst", type=int, default=d.burst)
     p.add_argument("--address-rate", type=float, default=d.address_rate, help="requests/s per client address")
     p.add_argument("--address-burst", type=int, default=d.address_burst)
+    p.add_argument("--read-bytes-rate", type=float, default=d.read_bytes_rate, help="answer bytes/s per client key")
+    p.add_argument("--read-bytes-burst", type=int, default=d.read_bytes_burst)
+    p.add_argument(
+        "--address-bytes-rate", type=float, default=d.address_bytes_rate,
+        help="answer bytes/s per client address (its token requests)",
+    )  # fmt: skip
+    p.add_argument("--address-bytes-burst", type=int, default=d.address_bytes_burst)
+    p.add_argument("--read-slots", type=int, default=d.read_slots, help="anonymous heavy reads built at once")
+    p.add_argument("--page-cache-bytes", type=int, default=d.page_cache_bytes, help="finished games' pages kept")
     p.add_argument("--max-body", type=int, default=d.max_body, help="largest request body in bytes")
     p.add_argument("--command-timeout", type=float, default=d.command_timeout, help="seconds to await an outcome")
     p.add_argument("--feeds-per-address", type=int, default=d.feeds_per_address, help="open feeds per address")
@@ -66,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="accept webhook URLs on private addresses (tests, development; env THRONE_WEBHOOKS_ALLOW_PRIVATE)",
     )  # fmt: skip
     p.add_argument("--log-level", default=None, help="debug|info|warning|error (default: env THRONE_LOG_LEVEL)")
+    metrics.add_arguments(p)  # its own port, not the API's (services/metrics/endpoint.py)
     p.add_argument(
         "--cors-origin", action="append", default=None,
         help=f"a web origin whose pages may call the gateway (repeatable, or comma-separated; '*' any; default: env "
@@ -90,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         address_burst=args.address_burst, command_timeout=args.command_timeout,
         feeds_per_address=args.feeds_per_address, feeds_total=args.feeds_total, max_header=args.max_header,
         read_timeout=args.read_timeout, webhooks_per_seat=args.webhooks_per_seat,
-        webhooks_allow_private=args.webhooks_allow_private,
+        webhooks_allow_private=args.webhooks_allow_private, read_bytes_rate=args.read_bytes_rate,
+        read_bytes_burst=args.read_bytes_burst, address_bytes_rate=args.address_bytes_rate,
+        address_bytes_burst=args.address_bytes_burst, read_slots=args.read_slots,
+        page_cache_bytes=args.page_cache_bytes,
     )  # fmt: skip
     stop = threading.Event()
     embedded = is_embedded(client)
@@ -101,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for thread in threads:
         thread.start()
     app = create_app(client, layout, limits=limits, cors_origins=origins, board_links=links)
+    metrics.start(args, "gateway", roles.gateway(lambda: app.state.feeds.open_feeds))
     get_logger("gateway").info(
         "gateway.start", host=args.host, port=args.port, prefix=layout.prefix, shards=layout.shards,
         embedded=embedded, in_process=[t.name for t in threads], cors_origins=origins,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import time
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 from projections.api import ReadModels
 from services.bus.client import BusClient
 from services.bus.keys import Layout
+from services.bus.readiness import PROCESS, watch_redis
 from services.gateway.asyncbus import AsyncBus, async_twin
 from services.gateway.boardlinks import BoardLinks
 from services.gateway.cors import install_cors, origins_from_env
@@ -23,10 +25,11 @@ from services.gateway.errors import install_handlers
 from services.gateway.fanout import FeedHub
 from services.gateway.feed import router as feed_router
 from services.gateway.games import Directory
-from services.gateway.limits import BodySizeLimit, Limits, RateLimit, TokenBuckets
+from services.gateway.limits import BodySizeLimit, ByteBudget, Limits, RateLimit, TokenBuckets
 from services.gateway.lobby import Lobby, seat_key_from_env
 from services.gateway.lobby_routes import router as lobby_router
 from services.gateway.openapi import install_openapi, operation_id
+from services.gateway.pages import PageCache, ReadGate, Reads
 from services.gateway.routes import router
 from services.gateway.service import Gateway
 from services.gateway.web import router as web_router
@@ -45,6 +48,8 @@ HTTP and WebSocket gateway of **throne**, an event-sourced referee of board game
 * `POST /games/{id}/chat`: one line of text in, the board as text and a numbered menu of moves out.
 * `POST /games/{id}/seats/{seat}/webhooks`: a seat's webhook, told (signed HMAC-SHA256) when the game waits for
   the seat and when it ends.
+* `GET /games/{id}/events?after=N&limit=L` (and a seat's): a page of events; follow `next` until it is null.
+  A finished game's pages (events, audit, replay steps, verification) carry an `ETag` (`If-None-Match`: 304).
 * Scoreboard, leaderboard, replay, audit (every event and refused command; a seat reads its own refusals at
   any time), verification, SVG board; JSON Schemas under `/schemas`; each game's rules reference under `/rules`.
 * `POST /games/{id}/board-links`: a short-lived signed link to the seat's SVG board, for an `<img src>` (the
@@ -93,7 +98,13 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+        # Redis away or loading at start, or later: logged once (redis.waiting, redis.ready) and /health says
+        # 503 meanwhile; requests are answered 503 redis_unavailable until it is back (services/bus/readiness.py).
+        watch = asyncio.create_task(watch_redis(aclient.ping, f"gateway#{id(app)}", PROCESS))
         yield
+        watch.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watch
         await feeds.aclose()
         for each in (aclient, fclient):
             with contextlib.suppress(Exception):
@@ -122,6 +133,8 @@ def create_app(
     )  # fmt: skip
     app.state.feeds = feeds
     app.state.hooks = HookStore(client, layout)
+    budget = ByteBudget.of(limits)
+    app.state.reads = Reads(PageCache(limits.page_cache_bytes), ReadGate(limits.read_slots, limits.read_queue), budget)
     install_handlers(app)
     app.include_router(router)
     app.include_router(lobby_router)
@@ -137,6 +150,7 @@ def create_app(
         buckets=TokenBuckets(limits.rate, limits.burst, limits.max_keys, clock=clock),
         addresses=TokenBuckets(limits.address_rate, limits.address_burst, limits.max_keys, clock=clock),
         exempt=("/health",),
+        budget=budget,
     )
     install_cors(app, origins_from_env() if cors_origins is None else cors_origins)  # outermost: see install_cors
     return app

@@ -8,14 +8,24 @@ which digest it matches, so a command needs no ``seat``, and a token used for an
 * no token, or one that is no seat's token of this game: 401 ``unauthorized``;
 * a seat's token used for another seat (its view, its feed, its replay, a command naming it): 403
   ``forbidden_seat``.
+
+On a route that needs a seat's token (:class:`TokenFirstRoute`) the token is checked first, before the body and
+the query are read: a request without a seat's token of the game is 401 whatever else it carries (a malformed
+body included), so an outsider learns nothing of what the route would make of a request.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
+from fastapi import Request, Response
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
 
+from services.bus.keys import GAME_ID_RE
 from services.gateway.errors import FORBIDDEN_SEAT, UNAUTHORIZED, ApiError
 from services.gateway.games import GameInfo
 
@@ -59,3 +69,42 @@ def seat_of(info: GameInfo, token: str | None, wanted: int | None = None) -> int
     if wanted is not None and wanted != seat:
         raise ApiError(403, FORBIDDEN_SEAT, f"this token acts and sees for seat {seat} only, not seat {wanted}")
     return seat
+
+
+_SEAT_PATH = re.compile(r"0|[1-9][0-9]?")
+"""A seat in a path as the routes take it (0 to 99, no sign, no leading zero); any other is the route's 422."""
+
+
+def _needs_token(dependant: Dependant) -> bool:
+    """Whether the route declares the seat token as required (``dependencies=[Security(SEAT_TOKEN)]``)."""
+    return any(dep.call is SEAT_TOKEN or _needs_token(dep) for dep in dependant.dependencies)
+
+
+async def token_first(request: Request) -> int | None:
+    """The seat of the request's token, checked before anything else of the request: 404 ``unknown_game``, 401,
+    or 403 for a seat in the path that is not the token's. None when the game id is malformed (the route's
+    own validation answers that)."""
+    game_id = request.path_params.get("game_id")
+    if not isinstance(game_id, str) or GAME_ID_RE.fullmatch(game_id) is None:
+        return None
+    info = await request.app.state.gateway.info(game_id)
+    path_seat = request.path_params.get("seat")
+    wanted = int(path_seat) if isinstance(path_seat, str) and _SEAT_PATH.fullmatch(path_seat) else None
+    return seat_of(info, bearer_token(request.headers), wanted)
+
+
+class TokenFirstRoute(APIRoute):
+    """A route of the gateway: one that requires a seat's token checks it (:func:`token_first`) before FastAPI
+    reads the body and the parameters; any other is FastAPI's own."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        """FastAPI's handler, behind the token check where the route needs a token."""
+        general = super().get_route_handler()
+        if not _needs_token(self.dependant):
+            return general
+
+        async def handler(request: Request) -> Response:
+            await token_first(request)
+            return await general(request)
+
+        return handler

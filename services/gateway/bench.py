@@ -14,7 +14,11 @@ Figures:
   game's commands one after the other, as its players would send them);
 * ``gateway_latency_p50_ms`` (and ``p99``): HTTP command to outcome, one command at a time (no queueing:
   what one player waits for);
-* ``gateway_loaded_latency_p50_ms``: the same during the throughput run.
+* ``gateway_loaded_latency_p50_ms``: the same during the throughput run;
+* ``read_attack_move_median_ratio``: a player's move median while one anonymous client loops
+  ``GET /games/{id}/events?after=0`` of a game of ~700 versions, within the gateway's default rate limits
+  (it waits out each 429's Retry-After), over the same player's median alone (``read_attack_move_p50_ms``,
+  ``read_attack_alone_p50_ms``; goal: at most 2).
 """
 
 from __future__ import annotations
@@ -54,14 +58,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_gateway(url: str, layout: Layout) -> Iterator[str]:
-    """``python -m services.gateway`` on a free loopback port (no rate limit), until the block ends."""
+def running_gateway(url: str, layout: Layout, limited: bool = False) -> Iterator[str]:
+    """``python -m services.gateway`` on a free loopback port (no rate limit unless ``limited``: then the
+    defaults), until the block ends."""
     port = _free_port()
+    unlimited = [
+        "--rate", "1e9", "--burst", "1000000000", "--address-rate", "1e9", "--address-burst", "1000000000",
+        "--read-bytes-rate", "1e15", "--read-bytes-burst", "1000000000000000", "--address-bytes-rate", "1e15",
+        "--address-bytes-burst", "1000000000000000",
+    ]  # fmt: skip
     cmd = [
         sys.executable, "-m", "services.gateway", "--redis-url", url, "--prefix", layout.prefix,
         "--shard-count", str(layout.shards), "--host", "127.0.0.1", "--port", str(port),
-        "--rate", "1e9", "--burst", "1000000000", "--address-rate", "1e9", "--address-burst", "1000000000",
-        "--log-level", "warning",
+        *([] if limited else unlimited), "--log-level", "warning",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)  # (its "listening on" line)
@@ -124,17 +133,25 @@ class _Lane:
             f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
         )
         self.writer.write(head.encode() + body)
+        status, _, answer = await self._answer()
+        return status, answer
+
+    async def get(self, path: str) -> tuple[int, dict[bytes, bytes], bytes]:
+        """GET without a token (an anonymous reader); the status, the headers and the body of the answer."""
+        self.writer.write(f"GET {path} HTTP/1.1\r\nhost: {self.host}\r\n\r\n".encode())
+        return await self._answer()
+
+    async def _answer(self) -> tuple[int, dict[bytes, bytes], bytes]:
         raw = await self.reader.readuntil(b"\r\n\r\n")
         lines = raw.split(b"\r\n")
         status = int(lines[0].split(b" ", 2)[1])
-        length = None
+        headers = {}
         for line in lines[1:]:
             name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        if length is None:
+            headers[name.strip().lower()] = value.strip()
+        if b"content-length" not in headers:
             raise RuntimeError("the gateway answered without a Content-Length")
-        return status, await self.reader.readexactly(length)
+        return status, headers, await self.reader.readexactly(int(headers[b"content-length"]))
 
     def close(self) -> None:
         """Close the connection."""
@@ -221,6 +238,111 @@ def measure_gateway(
     }
 
 
+async def _attack(base: str, path: str, stop: asyncio.Event, counts: dict[str, int]) -> None:
+    """One anonymous client looping ``GET path`` as fast as the gateway lets it: each 429's Retry-After is
+    waited out (the client stays within the rate limit)."""
+    lane = await _Lane.open(base)
+    try:
+        while not stop.is_set():
+            status, headers, body = await lane.get(path)
+            counts[str(status)] = counts.get(str(status), 0) + 1
+            counts["bytes"] = counts.get("bytes", 0) + len(body)
+            if status == 429:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), float(headers.get(b"retry-after", b"1")))
+    finally:
+        lane.close()
+
+
+def _moves_beside(
+    base: str, commands: Sequence[CommandEnvelope], attack_path: str | None
+) -> tuple[list[float], dict[str, int]]:
+    """A player's commands one at a time (latency samples in ms), with an anonymous reader looping
+    ``attack_path`` meanwhile when given (its answers counted by status)."""
+    samples: list[float] = []
+    counts: dict[str, int] = {}
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        attacker = asyncio.create_task(_attack(base, attack_path, stop, counts)) if attack_path else None
+        if attacker is not None:
+            await asyncio.sleep(1.0)  # the attack runs before the player's first timed move
+        lane = await _Lane.open(base)
+        try:
+            await _play(lane, commands, samples)
+        finally:
+            lane.close()
+            stop.set()
+            if attacker is not None:
+                await attacker
+
+    asyncio.run(main())
+    return samples, counts
+
+
+def measure_read_attack(
+    url: str, scripts: Sequence[perf.GameScript], moves: int = 120, rounds: int = 3
+) -> dict[str, Any]:
+    """A player's move median alone and while one anonymous client loops ``GET /games/{id}/events?after=0`` of
+    a long running game (the gateway with its default rate limits), and their ratio; ``moves`` moves each, in
+    ``rounds`` alternating blocks."""
+    layout = Layout(prefix=f"ra{uuid.uuid4().hex[:6]}", shards=16)
+    worker = perf.spawn_worker(url, layout)
+    r = redis.Redis.from_url(url)
+    try:
+        deadline = time.monotonic() + 20
+        while not all(r.exists(layout.lease(s)) for s in range(layout.shards)):
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError("the worker process did not take its leases")
+            time.sleep(0.05)
+        longest = max(scripts, key=lambda s: s.moves[-1][2])
+        client = BusClient(r, layout)
+        # The attacked game: the longest script played to its last move (still running, ~700 versions).
+        [(create, commands)] = [longest.envelopes("attacked")]
+        client.submit_many([create])
+        if not client.wait_on(create, timeout=30).accepted:
+            raise RuntimeError("the attacked game was not created")
+        for env in commands[:-1]:
+            client.submit_many([env])
+            if not client.wait_on(env, timeout=30).accepted:
+                raise RuntimeError("the attacked game's command was refused")
+        attacked_version = commands[-1].expected_version
+        players = _create(url, layout, [s for s in scripts if s is not longest][:2], "player")
+        with running_gateway(url, layout, limited=True) as base:
+            for game in players:
+                _moves_beside(base, game[:20], None)  # warm-up
+            # Alone and attacked in alternating blocks: the machine's other load drifts alike for both.
+            alone: list[float] = []
+            attacked: list[float] = []
+            counts: dict[str, int] = {}
+            block = max(1, moves // rounds)
+            for i in range(rounds):
+                span = slice(20 + i * block, 20 + (i + 1) * block)
+                alone += _moves_beside(base, players[0][span], None)[0]
+                samples, seen = _moves_beside(base, players[1][span], "/games/attacked/events?after=0")
+                attacked += samples
+                for name, count in seen.items():
+                    counts[name] = counts.get(name, 0) + count
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+            r.unlink(key)
+    alone_p50, attacked_p50 = statistics.median(alone), statistics.median(attacked)
+    return {
+        "read_attack_alone_p50_ms": round(alone_p50, 3),
+        "read_attack_move_p50_ms": round(attacked_p50, 3),
+        "read_attack_move_median_ratio": round(attacked_p50 / alone_p50, 2),
+        "read_attack_game_version": attacked_version,
+        "read_attack_reads": sum(v for k, v in counts.items() if k.isdigit()),
+        "read_attack_refused": counts.get("429", 0),
+        "read_attack_bytes": counts.get("bytes", 0),
+    }
+
+
 def bench(ctx: Any) -> dict[str, Any]:
     """Measure the gateway; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
     configure("warning")
@@ -228,10 +350,18 @@ def bench(ctx: Any) -> dict[str, Any]:
     scripts = perf.record_games(ctx.game.name, 4 if quick else 24, seed=ctx.seed + 1000)
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures = measure_gateway(url, scripts, concurrency=8 if quick else 16, latency_commands=60 if quick else 300)
+        figures.update(measure_read_attack(url, scripts, moves=60 if quick else 150))
     ctx.say(
         f"gateway: {figures['gateway_commands']} HTTP commands, {figures['gateway_concurrency']} games in flight = "
         f"{figures['gateway_commands_per_s']:,.0f} commands/s (p50 {figures['gateway_loaded_latency_p50_ms']} ms); "
         f"one at a time: p50 {figures['gateway_latency_p50_ms']} ms, p99 {figures['gateway_latency_p99_ms']} ms"
+    )
+    ctx.say(
+        f"gateway under a read attack: one anonymous client looping GET /games/{{id}}/events?after=0 of a "
+        f"{figures['read_attack_game_version']}-version game ({figures['read_attack_reads']} reads, "
+        f"{figures['read_attack_refused']} refused, {figures['read_attack_bytes']:,} bytes): a player's move p50 "
+        f"{figures['read_attack_move_p50_ms']} ms against {figures['read_attack_alone_p50_ms']} ms alone = "
+        f"{figures['read_attack_move_median_ratio']}x"
     )
     return figures
 

@@ -83,9 +83,9 @@ async def reply(gw: Gateway, game_id: str, token: str | None, body: ChatRequest,
     except ChatError as exc:
         if stale:  # it named a move of a menu that is gone: say so rather than why it fits the new one badly
             await _menu_changed(gw, cursor_key, cursor, now, seat, f"the game moved on to version {pos.version}")
-        raise ApiError(
-            409 if exc.code == E.AMBIGUOUS else 422, exc.code, exc.message, candidates=exc.candidates
-        ) from None
+        # A well-formed line that names no one move of the menu as it stands now: a conflict with the game's state
+        # (409, like a move the rules refuse), not a malformed request.
+        raise ApiError(409, exc.code, exc.message, candidates=exc.candidates) from None
     if choice.kind == "play":
         if stale:
             await _menu_changed(gw, cursor_key, cursor, now, seat, f"the game moved on to version {pos.version}")

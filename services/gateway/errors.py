@@ -24,6 +24,7 @@ from services.bus.envelope import summarize
 from services.bus.faults import LogThrottle, fault_kind, is_transient
 from services.log import get_logger
 from services.menus import phrases
+from services.metrics import catalog as metrics
 
 # Codes of the gateway itself (a rules rejection keeps the game's own code, e.g. ``not_your_turn``).
 BAD_REQUEST = "bad_request"
@@ -187,6 +188,7 @@ def install_handlers(app: FastAPI) -> None:
     async def _redis(request: Request, exc: redis.RedisError) -> JsonResponse:
         # Redis refusing writes (out of memory, read-only during a fail-over, loading) or not answering (a
         # frozen or unreachable server: timeouts) says nothing about the request: 503, try again shortly.
+        metrics.redis_error(fault_kind(exc))
         if is_transient(exc):
             suppressed = _refusals.ready()  # one line per 10 s of an outage, not one per request
             if suppressed is not None:

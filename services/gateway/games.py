@@ -151,6 +151,23 @@ class Directory:
         self.keep(Position(full.info, full.state, full.version, full.status, full.recent[-self.recent :]))
         return full, [item for item in full.recent if item[0] > after]
 
+    def history_page(self, game_id: str, after: int, upto: int) -> tuple[Position, History]:
+        """The latest position and the events ``after < version <= upto`` with the state after each: from the
+        cached recent events when they reach back that far, else by folding the game from its start up to
+        ``upto`` only (a page costs what it covers, whatever the game's length beyond it)."""
+        pos = self.position(game_id)
+        upto = min(upto, pos.version)
+        if upto <= after:
+            return pos, []
+        items = self.recent_after(pos, after)
+        if items is not None:
+            return pos, [item for item in items if item[0] <= upto]
+        folded: History = []
+        records = ((e.version, e.data) for e in self.repo.events(game_id, 0, upto))
+        rules = pos.info.rules
+        self.repo.fold(rules, rules.initial_state(), 0, records, folded, game_id=game_id)
+        return pos, [item for item in folded if after < item[0] <= upto]
+
     @staticmethod
     def recent_after(pos: Position, after: int) -> History | None:
         """The events of ``pos.recent`` after version ``after``, or None if they do not reach back that far."""

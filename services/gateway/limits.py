@@ -10,6 +10,11 @@ Rate limiting is a token bucket per client key, in process memory (one gateway p
 several gateway processes each allow the rate, which is an accepted approximation). The key is the sha256 of
 the bearer token when there is one (a seat is limited wherever it connects from), else the client address; a
 second, wider bucket per client address bounds a client that makes up a new token for every request.
+
+Requests are not all alike: a page of a long game's events costs the gateway a hundred times a command. So the
+bytes of every answer are charged too (:class:`ByteBudget`: ``read_bytes_rate`` per key, ``address_bytes_rate``
+per address for token requests), after the answer, and a key whose byte budget is spent is refused (429 with
+Retry-After) until it refills: a reader is charged by what it is served, not by how often it asks.
 """
 
 from __future__ import annotations
@@ -47,6 +52,19 @@ class Limits:
     address_rate: float = 200.0
     """Sustained requests per second per client address, whatever tokens it sends (made-up tokens are free)."""
     address_burst: int = 400
+    read_bytes_rate: float = 256 * 1024
+    """Sustained bytes of answers per second per client key (a page of 100 events is some 40 KB)."""
+    read_bytes_burst: int = 2 * 1024 * 1024
+    """Bytes of answers a client key may be served at once before the byte rate applies."""
+    address_bytes_rate: float = 2 * 1024 * 1024
+    """Sustained bytes of answers per second per client address to its token requests (made-up tokens)."""
+    address_bytes_burst: int = 16 * 1024 * 1024
+    read_slots: int = 2
+    """Anonymous heavy reads (pages, replays, verifications) built at once; the players' own reads bypass."""
+    read_queue: int = 64
+    """Anonymous heavy reads that may wait for a slot (more are refused at once: 429 ``rate_limited``)."""
+    page_cache_bytes: int = 32 * 1024 * 1024
+    """Bytes of finished games' pages kept serialized (least recently used go first)."""
     max_keys: int = 100_000
     """Buckets kept (least recently used ones are dropped; a dropped bucket starts full again)."""
     ws_max_message: int = 64 * 1024
@@ -164,6 +182,66 @@ class TokenBuckets:
                 self._buckets.popitem(last=False)
             return wait
 
+    def spend(self, key: str, cost: float) -> None:
+        """Take ``cost`` tokens for ``key`` after the fact: the bucket may go into debt (at most ``burst`` deep),
+        which :meth:`wait` then reports."""
+        now = self.clock()
+        with self._lock:
+            tokens, stamp = self._buckets.pop(key, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - stamp) * self.rate) - cost
+            self._buckets[key] = (max(tokens, -float(self.burst)), now)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+
+    def wait(self, key: str) -> float:
+        """Seconds until ``key``'s bucket is out of debt (0.0: it is), taking nothing."""
+        now = self.clock()
+        with self._lock:
+            tokens, stamp = self._buckets.get(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - stamp) * self.rate)
+        if tokens > 0.0:
+            return 0.0
+        return (1.0 - tokens) / self.rate if self.rate > 0 else math.inf
+
+
+class ByteBudget:
+    """Bytes answered per client key (and per address, for token requests), charged after each answer and
+    checked before the next one."""
+
+    def __init__(self, per_key: TokenBuckets, per_address: TokenBuckets) -> None:
+        self.per_key = per_key
+        self.per_address = per_address
+
+    def wait(self, key: str, address: str) -> float:
+        """Seconds until ``key`` may be served again (0.0: now)."""
+        wait = self.per_key.wait(key)
+        if key.startswith("t:"):
+            wait = max(wait, self.per_address.wait(address))
+        return wait
+
+    def charge(self, key: str, address: str, cost: int) -> None:
+        """Charge an answer of ``cost`` bytes to ``key`` (and to its address when ``key`` is a token's)."""
+        self.per_key.spend(key, cost)
+        if key.startswith("t:"):
+            self.per_address.spend(address, cost)
+
+    def charge_key(self, key: str, cost: int) -> None:
+        """Charge ``cost`` bytes to ``key`` only (a made-up token's read, charged to its anonymous address)."""
+        self.per_key.spend(key, cost)
+
+    @staticmethod
+    def retry(wait: float) -> dict[str, str]:
+        """The Retry-After header of a refusal that must wait ``wait`` seconds."""
+        return {"Retry-After": str(max(1, math.ceil(wait)) if math.isfinite(wait) else 3600)}
+
+    @classmethod
+    def of(cls, limits: Limits) -> ByteBudget:
+        """The budget ``limits`` set."""
+        return cls(
+            TokenBuckets(limits.read_bytes_rate, limits.read_bytes_burst, limits.max_keys),
+            TokenBuckets(limits.address_bytes_rate, limits.address_bytes_burst, limits.max_keys),
+        )
+
 
 def client_key(scope: Scope) -> str:
     """The rate-limit key of a request: its bearer token's hash, else its client address."""
@@ -180,15 +258,22 @@ def client_key(scope: Scope) -> str:
 
 
 class RateLimit:
-    """Refuse requests (and WebSocket connections) over a client key's rate: 429 ``rate_limited``."""
+    """Refuse requests (and WebSocket connections) over a client key's rate, or whose key has been served its
+    budget of bytes (``budget``): 429 ``rate_limited``. Each HTTP answer's bytes are charged to ``budget``."""
 
     def __init__(
-        self, app: ASGIApp, buckets: TokenBuckets, addresses: TokenBuckets | None = None, exempt: tuple[str, ...] = ()
+        self,
+        app: ASGIApp,
+        buckets: TokenBuckets,
+        addresses: TokenBuckets | None = None,
+        exempt: tuple[str, ...] = (),
+        budget: ByteBudget | None = None,
     ) -> None:
         self.app = app
         self.buckets = buckets
         self.addresses = addresses
         self.exempt = exempt
+        self.budget = budget
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI entry point."""
@@ -196,12 +281,30 @@ class RateLimit:
             await self.app(scope, receive, send)
             return
         key = client_key(scope)
-        wait = self.buckets.take(key)
-        if wait <= 0.0 and self.addresses is not None and key.startswith("t:"):
-            client = scope.get("client")
-            wait = self.addresses.take(client[0] if client else "unknown")
+        client = scope.get("client")
+        address = client[0] if client else "unknown"
+        budget = self.budget
+        wait = budget.wait(key, address) if budget is not None else 0.0
         if wait <= 0.0:
-            await self.app(scope, receive, send)
+            wait = self.buckets.take(key)
+        if wait <= 0.0 and self.addresses is not None and key.startswith("t:"):
+            wait = self.addresses.take(address)
+        if wait <= 0.0:
+            if budget is None or scope["type"] != "http":
+                await self.app(scope, receive, send)
+                return
+            served = 0
+
+            async def counting(message: Message) -> None:
+                nonlocal served
+                if message["type"] == "http.response.body":
+                    served += len(message.get("body", b""))
+                await send(message)
+
+            try:
+                await self.app(scope, receive, counting)
+            finally:
+                budget.charge(key, address, served)
             return
         retry = str(max(1, math.ceil(wait)) if math.isfinite(wait) else 3600)
         if scope["type"] == "websocket":

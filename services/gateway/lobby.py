@@ -33,6 +33,7 @@ import base64
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -96,9 +97,15 @@ def open_seat_token(key: bytes, game_id: str, seat: int, nonce: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+CURSOR_PATTERN = r"^[0-9]{1,16}\." + GAME_ID_RE.pattern.removeprefix("^")
+"""A cursor's shape: ``<score>.<game id>`` (the OpenAPI document publishes it)."""
+CURSOR_RE = re.compile(CURSOR_PATTERN)
+
+
 @dataclass(frozen=True, slots=True)
 class Cursor:
-    """Where a listing goes on: before ``(score, game_id)`` in newest-first order."""
+    """Where a listing goes on: before ``(score, game_id)`` in newest-first order (any cursor of the published
+    shape :data:`CURSOR_PATTERN` is a place in that order)."""
 
     score: int
     game_id: str
@@ -110,9 +117,9 @@ class Cursor:
     @classmethod
     def parse(cls, text: str) -> Cursor:
         """A cursor from its text (:class:`LobbyError` 422 ``bad_cursor``)."""
-        score, _, gid = text.partition(".")
-        if not (score.isdigit() and len(score) <= 16 and GAME_ID_RE.match(gid)):
+        if CURSOR_RE.fullmatch(text) is None:
             raise LobbyError(422, "bad_cursor", "the cursor is not one this lobby gave out")
+        score, _, gid = text.partition(".")
         return cls(int(score), gid)
 
     def after(self, score: int, game_id: str) -> bool:

@@ -13,15 +13,15 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from services.bots.kinds import bot_kinds, default_bot
 from services.bus.keys import GAME_ID_RE
 from services.gateway import errors as E
-from services.gateway.auth import bearer_token, seat_of
+from services.gateway.auth import TokenFirstRoute, bearer_token, seat_of
 from services.gateway.errors import ApiError
-from services.gateway.lobby import MAX_LIMIT, Cursor, Lobby, LobbyError
+from services.gateway.lobby import CURSOR_PATTERN, MAX_LIMIT, Cursor, Lobby, LobbyError
 from services.gateway.models import ClaimedSeat, GameKind, GameList, LeftSeat, ListedGame
-from services.gateway.routes import ERRORS, GAME_NAME_RE, _known_query_only
+from services.gateway.routes import ERRORS, GAME_NAME_RE, SEAT, _known_query_only
 from services.gateway.service import Gateway
 from services.rules.registry import game_names, get_game
 
-router = APIRouter(dependencies=[Depends(_known_query_only)])
+router = APIRouter(dependencies=[Depends(_known_query_only)], route_class=TokenFirstRoute)
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
@@ -52,14 +52,19 @@ def list_games(
     game: str | None = Query(None, pattern=GAME_NAME_RE, description="only games of this game's name"),
     player: str | None = Query(None, min_length=1, max_length=64, description="a player's name or player id"),
     limit: int = Query(20, ge=1, le=MAX_LIMIT, description="most games on the page"),
-    cursor: str | None = Query(None, max_length=120, description="the `next` of the previous page"),
+    cursor: str | None = Query(
+        None,
+        max_length=120,
+        description="the `next` of the previous page",
+        json_schema_extra={"pattern": CURSOR_PATTERN},  # published; Cursor.parse applies it (422 bad_cursor)
+    ),
 ) -> GameList:
     """The lobby: games newest first, filtered by status, game name and player, a page at a time (public).
 
     Each request reads a bounded number of games, so a filtered page may hold fewer than ``limit`` and still
     name a ``next`` cursor. Archived games are not listed."""
     _, lobby = _gw(request)
-    after = _lobby_call(Cursor.parse, cursor) if cursor else None
+    after = _lobby_call(Cursor.parse, cursor) if cursor is not None else None
     games, nxt = lobby.list(status=status, game=game, player=player, limit=limit, cursor=after)
     return GameList(games=[ListedGame(**g) for g in games], next=None if nxt is None else nxt.encode())
 
@@ -79,7 +84,9 @@ def claim_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> C
     return ClaimedSeat(game_id=game_id, seat=seat, player=pos.info.players[seat], token=token)
 
 
-@router.post("/games/{game_id}/seats/{seat}/leave", response_model=LeftSeat, responses=ERRORS, tags=["lobby"])
+@router.post(
+    "/games/{game_id}/seats/{seat}/leave", response_model=LeftSeat, responses=ERRORS, tags=["lobby"], dependencies=SEAT
+)
 def leave_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> LeftSeat:
     """Leave (resign) a running game with the seat's token: the game's default bot plays the seat to the end
     (the referee's ruling on leaving is in the game's RULES.md). The token may send no more commands

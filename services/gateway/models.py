@@ -1,60 +1,36 @@
 """Request and response bodies of the gateway (they make the published OpenAPI document precise).
 
-Request bodies are validated strictly: no coercion (``"7"`` or ``true`` is no integer, ``"yes"`` no boolean),
-no unknown fields, every integer bounded, player names checked (:mod:`services.bus.names`). The free-form JSON
-of a command or of a game's settings is bounded too (:func:`bounded_json`): integers fit in 64 bits (what the
-bus and the store can carry), floats are finite, nesting is at most :data:`MAX_DEPTH` deep; the game itself then
-validates the command and the settings (strictly: see ``events/shadow/settings.py``).
+Request bodies are validated strictly: no coercion (``"7"`` or ``true`` is no integer, ``"yes"`` no boolean;
+``2.0`` is the integer 2, as JSON Schema says), no unknown fields, every integer bounded, player names checked
+(:mod:`services.bus.names`). The free-form JSON of a command or of a game's settings is bounded too
+(:mod:`services.gateway.jsonbounds`): integers fit in 64 bits (what the bus and the store can carry), floats
+are finite, nesting is at most 16 deep; the game itself then validates the command and the settings (strictly:
+see ``events/shadow/settings.py``).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from services.bus.client import BOT_KIND_RE
 from services.bus.envelope import MAX_PLAYERS
 from services.bus.keys import COMMAND_ID_RE
 from services.bus.names import MAX_NAME, PlayerIds, PlayerNames
 from services.gateway.boardlinks import DEFAULT_TTL, MAX_TTL
+from services.gateway.jsonbounds import Int, JsonObject
 
-MAX_INT = 2**63 - 1
-"""Largest integer accepted in a command or settings (and the smallest is ``-2**63``): a signed 64-bit integer."""
 MAX_SAFE_INT = 2**53 - 1
 """Largest seed or version a request may name: exact as a double, so every JSON client reads it right."""
 MAX_VERSION = MAX_SAFE_INT
-MAX_DEPTH = 16
-"""Deepest nesting of arrays and objects in a command or in settings."""
 
 
-def bounded_json(value: dict[str, Any]) -> dict[str, Any]:
-    """``value`` unchanged if every integer in it is a signed 64-bit one, every float finite and no array or
-    object is nested deeper than :data:`MAX_DEPTH`; else ValueError saying where."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
-    while stack:
-        item, path, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise ValueError(f"{path or 'the value'} is nested more than {MAX_DEPTH} levels deep")
-            pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            stack.extend((v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in pairs)
-        elif isinstance(item, bool) or item is None or isinstance(item, str):
-            continue
-        elif isinstance(item, int):
-            if not -MAX_INT - 1 <= item <= MAX_INT:
-                raise ValueError(f"{path or 'the value'}: integers must fit in 64 bits (-2^63..2^63-1)")
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise ValueError(f"{path or 'the value'}: numbers must be finite")
-    return value
-
-
-JsonObject = Annotated[dict[str, Any], AfterValidator(bounded_json)]
-"""A JSON object bounded by :func:`bounded_json`."""
 SeatKey = Annotated[str, Field(pattern=r"^(0|[1-9][0-9]?)$")]
 BotKind = Annotated[str, Field(pattern=BOT_KIND_RE.pattern)]
-Version = Annotated[int, Field(ge=0, le=MAX_VERSION)]
+
+
+Version = Int(0, MAX_VERSION)
 
 
 class _Request(BaseModel):
@@ -74,7 +50,7 @@ class CreateGameRequest(_Request):
     settings: JsonObject = Field(
         default_factory=dict, description="the game's table options, checked strictly by the game (no coercion)"
     )
-    seed: int | None = Field(default=None, ge=0, le=MAX_SAFE_INT, description="drawn at random when left out")
+    seed: Int(0, MAX_SAFE_INT) | None = Field(default=None, description="drawn at random when left out")
     bots: dict[SeatKey, BotKind] = Field(
         default_factory=dict,
         description='seats played by the bots process, e.g. {"1": "heuristic", "2": "random"}',
@@ -88,9 +64,10 @@ class CreateGameRequest(_Request):
         examples=[["acct:ann", None, "acct:cid"]],
     )
 
-    open: list[Annotated[int, Field(ge=0, lt=MAX_PLAYERS)]] = Field(
+    open: list[Int(0, MAX_PLAYERS - 1)] = Field(
         default_factory=list,
         max_length=MAX_PLAYERS,
+        json_schema_extra={"uniqueItems": True},
         description="seats left open: their tokens are not returned here; the lobby offers them "
         "(`GET /games?status=open`) and the first `POST /games/{id}/seats/{seat}/claim` receives the token",
         examples=[[2, 3]],
@@ -253,16 +230,36 @@ class Turn(BaseModel):
 
 
 class SeatEvents(BaseModel):
-    """A seat's events after a version, each with its narration; ``turn`` when the game now waits for the seat
-    (its own events route only)."""
+    """A page of a seat's events after a version, each with its narration; ``turn`` when the game now waits for
+    the seat (its own events route only). Walk the pages with ``after = next`` until ``next`` is null."""
 
     game_id: str
     game: str = Field(description="the game's name: which game's events ``events`` holds")
     seat: int | None
-    version: int
+    version: int = Field(description="the game's latest version")
     over: bool
     events: list[NarratedEvent]
     turn: Turn | None = None
+    after: int = Field(0, description="the page holds the events after this version (the request's ``after``)")
+    next: int | None = Field(
+        None, description="the ``after`` of the next page; null: this page reached ``version`` (poll from there)"
+    )
+
+
+class AuditPage(BaseModel):
+    """A page of a game's audit: the entries (events, and the commands refused at each) of versions
+    ``after < version <= next`` (or of one ``version``). Walk the pages with ``after = next`` until it is null."""
+
+    game_id: str
+    seat: int | None = Field(None, description="with ``?seat=``: only that seat's refused commands")
+    last_version: int = Field(description="the game's latest version")
+    over: bool
+    after: int | None = Field(description="the page holds the entries after this version (null: one ``version``)")
+    next: int | None = Field(description="the ``after`` of the next page; null: this page reached ``last_version``")
+    entries: list[dict[str, Any]] = Field(
+        description="``kind`` event (``version``, ``event_type``, ``event``, ``rulings``, ``cause``, ``command``, "
+        "...) or refusal (``version`` judged at, ``code``, ``message``, ``command``, ...), in the order judged"
+    )
 
 
 MIN_CHAT_CHARS = 300
@@ -284,10 +281,8 @@ class ChatRequest(_Request):
         description="the version this seat last saw: the reply narrates what happened after it (default: what "
         "the gateway remembers from this seat's last chat message)",
     )
-    max_chars: int | None = Field(
+    max_chars: Int(MIN_CHAT_CHARS, MAX_CHAT_CHARS) | None = Field(
         default=None,
-        ge=MIN_CHAT_CHARS,
-        le=MAX_CHAT_CHARS,
         description=f"the longest message the chat platform takes (default {DEFAULT_CHAT_CHARS}, or the query's)",
     )
 
@@ -401,7 +396,7 @@ class BoardLinkRequest(_Request):
     version: Version | None = Field(
         default=None, description="the board after this version; left out: the latest board whenever it is shown"
     )
-    ttl: int = Field(default=DEFAULT_TTL, ge=1, le=MAX_TTL, description=f"seconds the link lasts (at most {MAX_TTL})")
+    ttl: Int(1, MAX_TTL) = Field(default=DEFAULT_TTL, description=f"seconds the link lasts (at most {MAX_TTL})")
 
 
 class BoardLink(BaseModel):

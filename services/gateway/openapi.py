@@ -33,6 +33,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from services.bus.envelope import MAX_PLAYERS
+from services.gateway.openapi_games import new_game_variants
 from services.rules.contract import JSON, GamePlugin
 from services.rules.registry import game_names, get_game
 
@@ -117,10 +119,19 @@ def _union(refs: list[JSON], untyped: bool, *extra: JSON) -> JSON:
 
 
 def _optional_seat(command: JSON) -> JSON:
-    """A command schema part with ``seat`` no longer required (a request may leave it out)."""
-    if "seat" not in command.get("required", ()):
-        return command
-    return {**command, "required": [name for name in command["required"] if name != "seat"]}
+    """A command schema part as a request sends it: ``seat`` no longer required (a request may leave it out) and
+    a seat number where given (what the gateway takes of any game's command: 0 to ``MAX_PLAYERS - 1``);
+    ``type`` required."""
+    properties = command.get("properties", {})
+    if "seat" in properties:
+        seat = {k: v for k, v in properties["seat"].items() if k not in ("anyOf", "type")}
+        properties = {**properties, "seat": {**seat, "type": "integer", "minimum": 0, "maximum": MAX_PLAYERS - 1}}
+        command = {**command, "properties": properties}
+    # ``type`` names the command: a request leaves out its seat, never its type.
+    required = [name for name in command.get("required", ()) if name != "seat"]
+    if "type" in properties and "type" not in required:
+        required.insert(0, "type")
+    return {**command, "required": required}
 
 
 def _ref(name: str) -> JSON:
@@ -225,7 +236,31 @@ def type_games(document: JSON, plugins: Iterable[GamePlugin]) -> JSON:
             )
     if plugins:
         _answer_per_game(document, [plugin.name for plugin in plugins])
+        _name_games(document, [plugin.name for plugin in plugins])
+        new_game_variants(document, plugins)
     return document
+
+
+NAMED_GAME = (("post", "/games"), ("get", "/leaderboard"))
+"""Operations that refuse a game name no installed game has (422 ``unknown_game_name``): their ``game`` is one
+of the installed games' names in the document."""
+
+
+def _name_games(document: JSON, names: list[str]) -> None:
+    """``game`` of the :data:`NAMED_GAME` operations (a body field or a query parameter) is one of ``names``."""
+    named = {"type": "string", "enum": sorted(names)}
+    for method, path in NAMED_GAME:
+        operation = document.get("paths", {}).get(path, {}).get(method)
+        if operation is None:
+            continue
+        for parameter in operation.get("parameters", ()):
+            if parameter["name"] == "game" and parameter["in"] == "query":
+                parameter["schema"] = {**parameter["schema"], "anyOf": [named, {"type": "null"}]}
+        body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+        model = document["components"]["schemas"].get(body.get("$ref", "").rsplit("/", 1)[-1], {})
+        if "game" in model.get("properties", {}):
+            keep = {k: v for k, v in model["properties"]["game"].items() if k in ("title", "description")}
+            model["properties"]["game"] = {**named, **keep}
 
 
 def _request_command(game: str, parts: dict[str, JSON], components: dict[str, JSON]) -> JSON:

@@ -19,25 +19,29 @@ import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, Security
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 
 from projections.api import MAX_OFFSET, MAX_PAGE, ReadModelError
 from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated, new_id
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
-from services.gateway import chatting
+from services.bus.readiness import PROCESS
+from services.gateway import chatting, pages
 from services.gateway import errors as E
-from services.gateway.auth import SCHEME, SEAT_TOKEN, bearer_token, seat_of
+from services.gateway.auth import SCHEME, SEAT_TOKEN, TokenFirstRoute, bearer_token, seat_of, token_first
 from services.gateway.boardlinks import LATEST, BadLink, BoardLinks
 from services.gateway.errors import ApiError, ErrorResponse, JsonResponse
-from services.gateway.games import History, Position
+from services.gateway.games import GameInfo, History, Position
 from services.gateway.models import (
     DEFAULT_CHAT_CHARS,
     MAX_CHAT_CHARS,
     MAX_VERSION,
     MIN_CHAT_CHARS,
+    AuditPage,
     BoardLink,
     BoardLinkRequest,
     ChatReply,
@@ -76,13 +80,17 @@ async def _known_query_only(request: Request) -> None:
         raise ApiError(422, E.VALIDATION, f"unknown query parameter(s): {names}")
 
 
-router = APIRouter(dependencies=[Depends(_known_query_only)])
+router = APIRouter(dependencies=[Depends(_known_query_only)], route_class=TokenFirstRoute)
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 GAME_NAME_RE = r"^[A-Za-z0-9_.-]{1,64}$"
 """What a game's name may look like in a query (the registry's names are Python entry-point names)."""
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")
 After = Query(0, ge=0, le=MAX_VERSION, description="the last version the client has (0: from the start)")
+EventsLimit = Query(
+    pages.DEFAULT_EVENTS_PAGE, ge=1, le=pages.MAX_EVENTS_PAGE,
+    description=f"versions the page covers (default {pages.DEFAULT_EVENTS_PAGE}, at most {pages.MAX_EVENTS_PAGE})",
+)  # fmt: skip
 AtVersion = Query(None, ge=0, le=MAX_VERSION, description="a version of the game")
 _ERROR_TEXTS = {
     400: "not_json / bad_request",
@@ -98,6 +106,7 @@ _ERROR_TEXTS = {
     422: "validation_error / bad_command / unknown_game_name",
     429: "rate_limited",
     431: "headers_too_large",
+    501: "not_implemented: a read model this deployment does not serve",
     503: "redis_unavailable (with Retry-After): Redis refuses writes or does not answer for now; dead_letter",
     504: "outcome_timeout",
 }
@@ -105,6 +114,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse, "description": text} for code, text in _ERROR_TEXTS.items()
 }
 """The error responses of a JSON route: each one the typed error shape."""
+PAGE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    304: {"description": "not modified: the client's copy (``If-None-Match``) is current"},
+}
+"""The responses of a route answering pages with an ETag."""
 _ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
 PICTURE_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"content": _ERROR_JSON, "description": text} for code, text in _ERROR_TEXTS.items()
@@ -210,9 +224,10 @@ async def send_command(body: CommandRequest, request: Request, game_id: str = Ga
     return await gw.result(outcome, seat)
 
 
-class _CommandRoute(APIRoute):
+class _CommandRoute(TokenFirstRoute):
     """The route of :func:`send_command`, the gateway's hot path, with a short way for a plainly well-formed
     request: no query string, a JSON body that is a valid :class:`CommandRequest`, a game id of the right shape.
+    Either way the token is checked first (:func:`token_first`): 401 whatever the body.
     Such a request is decided exactly as FastAPI would (the same body validation, in Python mode after
     ``json.loads``; the same endpoint; its errors raised to the same handlers; the answer serialized by the
     route's own response field), without the general machinery around it (dependency solving, parameter
@@ -221,12 +236,13 @@ class _CommandRoute(APIRoute):
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        """FastAPI's handler, behind the short way."""
-        general = super().get_route_handler()
+        """FastAPI's handler, behind the token check and the short way."""
+        general = APIRoute.get_route_handler(self)  # FastAPI's own: the token is checked here, once
         response_field = self.response_field
         assert response_field is not None
 
         async def handler(request: Request) -> Response:
+            await token_first(request)
             body = await _plain_command(request)
             if body is None:
                 return await general(request)
@@ -300,32 +316,51 @@ def spectator_view(request: Request, game_id: str = GameId) -> SeatView:
 @router.get(
     "/games/{game_id}/seats/{seat}/events",
     response_model=SeatEvents,
-    responses=ERRORS,
+    responses=PAGE_ERRORS,
     tags=["views"],
     dependencies=SEAT,
 )
-def seat_events(request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = After) -> SeatEvents:
-    """This seat's events after version ``after`` (the polling twin of the WebSocket feed). Needs its token."""
+async def seat_events(
+    request: Request, game_id: str = GameId, seat: int = SeatNo, after: int = After, limit: int = EventsLimit
+) -> Response:
+    """A page of this seat's events after version ``after`` (the polling twin of the WebSocket feed): at most
+    ``limit`` versions; follow ``next``. Needs its token. A finished game's pages carry an ETag
+    (``If-None-Match`` answers 304) and may be cached."""
     gw = _gw(request)
-    seat_of(gw.info_sync(game_id), _token(request), seat)
-    pos, items = gw.history(game_id, after)
+    seat_of(await gw.info(game_id), _token(request), seat)
+    key = ("events", game_id, seat, after, limit)
+    return await pages.serve(request, key, lambda: _events_page(gw, game_id, seat, after, limit), seat=True,
+                             private=True)  # fmt: skip
+
+
+@router.get("/games/{game_id}/events", response_model=SeatEvents, responses=PAGE_ERRORS, tags=["views"])
+async def spectator_events(
+    request: Request, game_id: str = GameId, after: int = After, limit: int = EventsLimit
+) -> Response:
+    """A page of a spectator's events after version ``after``: at most ``limit`` versions; follow ``next``.
+    A finished game's pages carry an ETag (``If-None-Match`` answers 304) and may be cached."""
+    gw = _gw(request)
+    is_seat = _is_seat(await gw.info(game_id), _token(request))
+    key = ("events", game_id, None, after, limit)
+    return await pages.serve(request, key, lambda: _events_page(gw, game_id, None, after, limit), seat=is_seat)
+
+
+def _is_seat(info: GameInfo, token: str | None) -> bool:
+    """Whether ``token`` is a seat's of this game (a player reading a public route is no anonymous reader)."""
+    return token is not None and info.seat_of(token) is not None
+
+
+def _events_page(gw: Gateway, game_id: str, seat: int | None, after: int, limit: int) -> pages.Page:
+    """The page ``after < version <= after + limit`` of ``seat``'s events, serialized (thread pool)."""
+    pos, items = gw.history_page(game_id, after, after + limit)
     plugin = plugin_of(pos)
-    message = turn(plugin, pos.state, pos.version, seat)
-    return SeatEvents(
+    message = None if seat is None else turn(plugin, pos.state, pos.version, seat)
+    reply = SeatEvents(
         game_id=game_id, game=pos.info.name, seat=seat, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
+        after=after, next=pages.next_after(after, min(after + limit, pos.version), pos.version),
     )  # fmt: skip
-
-
-@router.get("/games/{game_id}/events", response_model=SeatEvents, responses=ERRORS, tags=["views"])
-def spectator_events(request: Request, game_id: str = GameId, after: int = After) -> SeatEvents:
-    """A spectator's events after version ``after``."""
-    gw = _gw(request)
-    pos, items = gw.history(game_id, after)
-    return SeatEvents(
-        game_id=game_id, game=pos.info.name, seat=None, version=pos.version, over=pos.over,
-        events=_narrated(gw, plugin_of(pos), pos, items, None),
-    )  # fmt: skip
+    return pages.page_of(reply.__pydantic_serializer__.to_json(reply), final=pos.over)
 
 
 def _narrated(gw: Gateway, plugin: GamePlugin, pos: Position, items: History, seat: int | None) -> list[NarratedEvent]:
@@ -368,20 +403,6 @@ def _read(gw: Gateway, method: str, *args: Any) -> Any:
         raise ApiError(501, "not_implemented", f"the read model {method!r} is not available yet") from None
 
 
-def _may_see_seat(gw: Gateway, request: Request, game_id: str, seat: int | None) -> None:
-    """A seat's own picture needs its token while the game runs; after the end everything is public."""
-    if seat is None:
-        return
-    pos = gw.position(game_id)
-    if not pos.over:
-        seat_of(pos.info, _token(request), seat)
-
-
-def _finished(gw: Gateway, game_id: str, what: str) -> None:
-    if not gw.position(game_id).over:
-        raise ApiError(403, E.GAME_RUNNING, f"the {what} of a game is public once it is over; this one still runs")
-
-
 @router.get("/games/{game_id}/scoreboard", responses=ERRORS, tags=["read models"])
 def scoreboard(request: Request, game_id: str = GameId) -> JsonResponse:
     """The live scoreboard (public)."""
@@ -401,43 +422,87 @@ def leaderboard(
     return JsonResponse(_read(_gw(request), "leaderboard", game, offset, limit))
 
 
-@router.get("/games/{game_id}/replay", responses=ERRORS, tags=["read models"], openapi_extra=MAY_TAKE_SEAT)
-def replay(
+@router.get("/games/{game_id}/replay", responses=PAGE_ERRORS, tags=["read models"], openapi_extra=MAY_TAKE_SEAT)
+async def replay(
     request: Request,
     game_id: str = GameId,
     version: int = Query(ge=0, le=MAX_VERSION),
     seat: int | None = Query(None, ge=0, lt=64),
-) -> JsonResponse:
-    """The board after event ``version`` and that event, as a spectator or (with its token) a seat sees them."""
+) -> Response:
+    """The board after event ``version`` and that event, as a spectator or (with its token) a seat sees them.
+    A finished game's steps carry an ETag (``If-None-Match`` answers 304) and may be cached."""
     gw = _gw(request)
-    _may_see_seat(gw, request, game_id, seat)
-    return JsonResponse(_read(gw, "replay", game_id, version, seat))
+    pos = await gw.position_async(game_id)
+    is_seat = _is_seat(pos.info, _token(request))
+    if seat is not None and not pos.over:
+        seat_of(pos.info, _token(request), seat)
+        is_seat = True
+
+    def build() -> pages.Page:
+        return pages.page_of(_dumps(_read(gw, "replay", game_id, version, seat)), final=pos.over)
+
+    private = seat is not None and not pos.over
+    return await pages.serve(request, ("replay", game_id, version, seat), build, seat=is_seat, private=private)
 
 
-@router.get("/games/{game_id}/audit", responses=ERRORS, tags=["read models"])
-def audit(
+@router.get("/games/{game_id}/audit", response_model=AuditPage, responses=PAGE_ERRORS, tags=["read models"])
+async def audit(
     request: Request,
     game_id: str = GameId,
     version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64, description="a seat: only its own refused commands (its token)"),
-) -> JsonResponse:
-    """Why each event happened (command, sender, time, rulings with their texts) and every refused command
-    (who, when, the command, its code, the sentence its sender was told, the rulings); public once the game is
-    over. With ``seat`` and that seat's token, while the game runs too: that seat's own refused commands."""
+    after: int = After,
+    limit: int = Query(
+        pages.DEFAULT_AUDIT_PAGE,
+        ge=1,
+        le=pages.MAX_AUDIT_PAGE,
+        description=f"versions the page covers (default {pages.DEFAULT_AUDIT_PAGE}, at most {pages.MAX_AUDIT_PAGE})",
+    ),
+) -> Response:
+    """A page of why each event happened (command, sender, time, rulings with their texts) and every refused
+    command (who, when, the command, its code, the sentence its sender was told, the rulings), versions
+    ``after < v <= after + limit``: follow ``next``; ``version`` instead: that version's entries only. Public
+    once the game is over. With ``seat`` and that seat's token, while the game runs too: that seat's own
+    refused commands. A finished game's pages carry an ETag (``If-None-Match`` answers 304)."""
     gw = _gw(request)
+    pos = await gw.position_async(game_id)
+    is_seat = _is_seat(pos.info, _token(request))
     if seat is not None:
-        _may_see_seat(gw, request, game_id, seat)
-    else:
-        _finished(gw, game_id, "audit")
-    return JsonResponse(_read(gw, "audit", game_id, version, seat))
+        if not pos.over:
+            seat_of(pos.info, _token(request), seat)
+            is_seat = True
+    elif not pos.over:
+        raise ApiError(403, E.GAME_RUNNING, "the audit of a game is public once it is over; this one still runs")
+
+    def build() -> pages.Page:
+        doc = _read(gw, "audit", game_id, version, seat, after, limit)
+        # Refusals judged at the last version may still come (commands sent to an ended game are refused and
+        # logged): every page but the last is final.
+        settled = doc["next"] is not None or (version is not None and version < doc["last_version"])
+        final = bool(doc["over"]) and settled
+        return pages.page_of(_dumps(doc), final=final)
+
+    key = ("audit", game_id, version, seat, after, limit)
+    return await pages.serve(request, key, build, seat=is_seat, private=seat is not None and not pos.over)
 
 
-@router.get("/games/{game_id}/verify", responses=ERRORS, tags=["read models"])
-def verify(request: Request, game_id: str = GameId) -> JsonResponse:
-    """Re-run the recorded commands through the current rules; public once the game is over."""
+@router.get("/games/{game_id}/verify", responses=PAGE_ERRORS, tags=["read models"])
+async def verify(request: Request, game_id: str = GameId) -> Response:
+    """Re-run the recorded commands through the current rules; public once the game is over (its answer then
+    never changes: it carries an ETag, ``If-None-Match`` answers 304)."""
     gw = _gw(request)
-    _finished(gw, game_id, "verification")
-    return JsonResponse(_read(gw, "verify", game_id))
+    pos = await gw.position_async(game_id)
+    if not pos.over:
+        raise ApiError(403, E.GAME_RUNNING, "the verification of a game is public once it is over; this one still runs")
+
+    def build() -> pages.Page:
+        return pages.page_of(_dumps(_read(gw, "verify", game_id)), final=True)
+
+    return await pages.serve(request, ("verify", game_id), build, seat=_is_seat(pos.info, _token(request)))
+
+
+def _dumps(doc: Any) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS)
 
 
 @router.get(
@@ -447,16 +512,15 @@ def verify(request: Request, game_id: str = GameId) -> JsonResponse:
     tags=["read models"],
     openapi_extra=MAY_TAKE_SEAT,
 )
-def board_svg(
+async def board_svg(
     request: Request,
     game_id: str = GameId,
     version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> Response:
     """The board as SVG (latest, or after ``version``), for a spectator or (with its token) a seat."""
-    gw = _gw(request)
-    _may_see_seat(gw, request, game_id, seat)
-    return Response(_read(gw, "board_svg", game_id, version, seat), media_type="image/svg+xml")
+    svg = await _picture(request, game_id, "board_svg", version, seat)
+    return Response(svg, media_type="image/svg+xml")
 
 
 @router.get(
@@ -466,16 +530,28 @@ def board_svg(
     tags=["read models"],
     openapi_extra=MAY_TAKE_SEAT,
 )
-def board_text(
+async def board_text(
     request: Request,
     game_id: str = GameId,
     version: int | None = AtVersion,
     seat: int | None = Query(None, ge=0, lt=64),
 ) -> PlainTextResponse:
     """The board as text, for a spectator or (with its token) a seat."""
+    return PlainTextResponse(await _picture(request, game_id, "board_text", version, seat))
+
+
+async def _picture(request: Request, game_id: str, method: str, version: int | None, seat: int | None) -> str:
+    """A board picture, drawn in the thread pool: through the read gate unless the caller is a seat."""
     gw = _gw(request)
-    _may_see_seat(gw, request, game_id, seat)
-    return PlainTextResponse(_read(gw, "board_text", game_id, version, seat))
+    pos = await gw.position_async(game_id)
+    token = _token(request)
+    is_seat = _is_seat(pos.info, token)
+    if seat is not None and not pos.over:
+        seat_of(pos.info, token, seat)
+        is_seat = True
+    if is_seat:
+        return await run_in_threadpool(_read, gw, method, game_id, version, seat)  # type: ignore[no-any-return]
+    return await pages.reads_of(request).gate.run(_read, gw, method, game_id, version, seat)  # type: ignore[no-any-return]
 
 
 # --- rules references -------------------------------------------------------------------------------------
@@ -595,10 +671,14 @@ def schema(kind: str, game: str) -> JsonResponse:
 
 @router.get("/health", responses={503: ERRORS[503]}, tags=["health"])
 async def health(request: Request) -> JsonResponse:
-    """Whether this gateway reaches its Redis."""
+    """Whether this gateway is ready: it reaches its Redis (not loading, not refusing), and so does every loop it
+    runs in-process (``--worker``, ``--bots``, ``--projections``)."""
     gw = _gw(request)
     try:
         ok = bool(await gw.bus.r.ping())
     except Exception as exc:  # report, do not raise: a health check answers
         return JsonResponse(E.error_body(E.UNAVAILABLE, f"redis: {exc}"), status_code=503)
+    waiting = PROCESS.waiting_parts()
+    if waiting:
+        return JsonResponse(E.error_body(E.UNAVAILABLE, f"waiting for redis: {', '.join(waiting)}"), status_code=503)
     return JsonResponse({"ok": ok})

@@ -91,6 +91,13 @@ class Gateway:
         except NoSuchGame:
             raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
 
+    def history_page(self, game_id: str, after: int, upto: int) -> tuple[Position, History]:
+        """The latest position and the events ``after < version <= upto`` (blocking). 404 ``unknown_game``."""
+        try:
+            return self.directory.history_page(game_id, after, upto)
+        except NoSuchGame:
+            raise ApiError(404, E.UNKNOWN_GAME, f"no game {game_id!r}") from None
+
     async def position_async(self, game_id: str) -> Position:
         """:meth:`position` on the event loop when the game is cached (one pipelined round trip, then folding
         the few new events here); a game not cached yet is loaded in the thread pool."""

@@ -3,8 +3,9 @@
 Only the seat's token may touch the seat's webhooks (401 ``unauthorized``, 403 ``forbidden_seat`` otherwise),
 and nothing a seat does here reaches another seat's. Bounds: ``Limits.webhooks_per_seat`` hooks per seat (409
 ``too_many_webhooks``), URLs of at most 2,048 characters, ``http``/``https`` only, no credentials in them, and
-(unless ``Limits.webhooks_allow_private``) no loopback, private or reserved address (422 ``bad_url`` /
-``private_target``). A game that is over takes none (409 ``game_over``).
+(unless ``Limits.webhooks_allow_private``) no loopback, private or reserved address (422 ``bad_url``: the
+document publishes the URL's pattern; 403 ``private_target``: the operator's policy refuses the address). A
+game that is over takes none (409 ``game_over``).
 
 The answer of a registration is the only place the webhook's secret is ever shown. The routes only write the
 registration: notices are sent by the webhooks process (``python -m services.webhooks``), never from here.
@@ -18,25 +19,32 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.gateway import errors as E
-from services.gateway.auth import bearer_token, seat_of
+from services.gateway.auth import TokenFirstRoute, bearer_token, seat_of
 from services.gateway.errors import ApiError
-from services.gateway.routes import ERRORS, GameId, SeatNo, _known_query_only
+from services.gateway.routes import ERRORS, SEAT, GameId, SeatNo, _known_query_only
 from services.gateway.service import Gateway
 from services.webhooks.hooks import Hook, HookRefused, HookStore
 from services.webhooks.notices import kinds
-from services.webhooks.targets import MAX_URL, BadTarget, check_url
+from services.webhooks.targets import MAX_URL, URL_PATTERN, BadTarget, check_url
 
-router = APIRouter(tags=["webhooks"], dependencies=[Depends(_known_query_only)])
+router = APIRouter(tags=["webhooks"], dependencies=[Depends(_known_query_only), *SEAT], route_class=TokenFirstRoute)
 HookId = Path(pattern=r"^wh_[0-9a-f]{16}$", description="a webhook's id")
 _STATUS = {"unknown_game": 404, "game_over": 409, "too_many_webhooks": 409}
+_TARGET_STATUS = {"private_target": 403}
+"""A URL of the right shape that the operator's policy refuses is forbidden (403), not malformed (422)."""
+
+
+NoticeKind = Annotated[str, Field(json_schema_extra={"enum": list(kinds())})]
+"""A notice kind's name: the document lists them; the route refuses others with a message naming them all."""
 
 
 class WebhookRequest(BaseModel):
     """A webhook to register: where to POST, and which notices (default: every kind)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    url: Annotated[str, Field(min_length=1, max_length=MAX_URL)]
-    kinds: Annotated[list[str], Field(min_length=1, max_length=16)] | None = None
+    # The pattern is published (not applied by pydantic): check_url applies it, with its typed ``bad_url``.
+    url: Annotated[str, Field(min_length=1, max_length=MAX_URL, json_schema_extra={"pattern": URL_PATTERN})]
+    kinds: Annotated[list[NoticeKind], Field(min_length=1, max_length=16)] | None = None
 
 
 class WebhookStatus(BaseModel):
@@ -96,7 +104,7 @@ def register_webhook(
         url = check_url(body.url, allow_private=gw.limits.webhooks_allow_private)
         hook = _store(request).register(game_id, seat, url, wanted, max_per_seat=gw.limits.webhooks_per_seat)
     except BadTarget as exc:
-        raise ApiError(422, exc.code, exc.message) from None
+        raise ApiError(_TARGET_STATUS.get(exc.code, 422), exc.code, exc.message) from None
     except HookRefused as exc:
         raise ApiError(_STATUS.get(exc.code, 409), exc.code, exc.message) from None
     gw.log.info("gateway.webhook_registered", game=game_id, seat=seat, hook=hook.id)  # never the URL's secret

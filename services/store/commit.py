@@ -140,7 +140,7 @@ class CommitStore:
         self.r = client
         self.layout = layout
         self.policy = policy or CommitPolicy()
-        self.scripts = Scripts.load(client)
+        self.scripts = Scripts.load_or_expect(client)  # (Redis away at start: loaded at the first NOSCRIPT)
 
     def reload_scripts(self) -> None:
         """Load the scripts again (after a NOSCRIPT: Redis restarted or its scripts were flushed)."""

@@ -21,7 +21,7 @@ class LeaseStore:
     def __init__(self, client: redis.Redis, layout: Layout, scripts: Scripts | None = None) -> None:
         self.r = client
         self.layout = layout
-        self.scripts = scripts or Scripts.load(client)
+        self.scripts = scripts or Scripts.load_or_expect(client)
 
     def refresh(
         self, shards: Sequence[int], held: Mapping[int, str], ttl_ms: int, worker_id: str

@@ -9,6 +9,8 @@ from importlib import resources
 
 import redis
 
+from services.bus.faults import is_transient
+
 SCRIPT_NAMES = ("commit", "lease", "release", "archive")
 
 
@@ -40,3 +42,20 @@ class Scripts:
             # The server's SHA1 must be ours, or EVALSHA would run some other script.
             assert text == hashlib.sha1(source(name).encode()).hexdigest(), name
         return cls(**{k: (v.decode() if isinstance(v, bytes) else v) for k, v in shas.items()})
+
+    @classmethod
+    def expected(cls) -> Scripts:
+        """The SHA1s the scripts will have once loaded, computed here without Redis."""
+        return cls(**{name: hashlib.sha1(source(name).encode()).hexdigest() for name in SCRIPT_NAMES})
+
+    @classmethod
+    def load_or_expect(cls, client: redis.Redis) -> Scripts:
+        """:meth:`load`; while Redis is away or loading its data (a transient fault), :meth:`expected`: the first
+        EVALSHA then meets NOSCRIPT, and the caller's NOSCRIPT path loads them. A process started before its
+        Redis so waits for it in its loop instead of exiting here."""
+        try:
+            return cls.load(client)
+        except redis.RedisError as exc:
+            if not is_transient(exc):
+                raise
+            return cls.expected()

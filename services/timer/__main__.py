@@ -14,6 +14,8 @@ from collections.abc import Sequence
 
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.timer.timer import ClockTimer, TimerConfig
 
@@ -41,7 +43,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         config=config,
         timer_id=args.timer_id,
     )
-    timer.run(stop_on_signals())
+    stop = stop_on_signals()
+    metrics.start(args, "timer", roles.timer(metrics.scrape_client(args.redis_url), layout, timer.shards))
+    timer.run(stop)
     return 0
 
 

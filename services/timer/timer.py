@@ -52,6 +52,7 @@ from services.bus.consumer import ConsumerLoop
 from services.bus.envelope import CommandEnvelope
 from services.bus.keys import Layout
 from services.log import get_logger
+from services.metrics import catalog as metrics
 from services.store.repository import GameLookup, GameRepository, UnknownGame, registry_game
 
 
@@ -127,7 +128,7 @@ class ClockTimer:
         now = self.clock()
         claimed = self.claim(now)
         for shard, gid in claimed:
-            self.handle(shard, gid, now)
+            metrics.TIMER_ALARMS.labels(self.handle(shard, gid, now)).inc()
         return len(claimed)
 
     def claim(self, now: int) -> list[tuple[int, str]]:

@@ -8,6 +8,7 @@
 * part.py: what the parts below share (settings, webhooks, outbox, the consumer of a group; the followers' loop);
 * follower.py: the feeds -> the outbox (a consumer group, per-game checkpoints);
 * clocks.py: the timer's clock notices -> the outbox (``clock_low``);
-* delivery.py: the outbox -> the receivers (asyncio + httpx, retries with backoff);
+* delivery.py: the outbox -> the receivers (asyncio + httpx, retries with backoff, a deadline per attempt);
+* slots.py: how the attempts in flight are shared (a prompt and a slow lane, caps per host and per seat, turns);
 * ``python -m services.webhooks``: the process, both halves.
 """

@@ -22,6 +22,8 @@ import orjson
 
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.webhooks.clocks import ClockNoticeFollower
 from services.webhooks.config import WebhookConfig, allow_private_from_env
@@ -38,9 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_deployment_arguments(p)
     p.add_argument("--consumer", default=None, help="consumer name in the groups (default: webhooks-<host>)")
     p.add_argument("--allow-private", action="store_true", default=None, help="deliver to private addresses")
-    p.add_argument("--concurrency", type=int, default=d.concurrency, help="requests in flight at once")
-    p.add_argument("--per-host", type=int, default=d.per_host, help="requests in flight at once to one host")
-    p.add_argument("--timeout", type=float, default=d.timeout_s, help="seconds a receiver has to answer")
+    p.add_argument("--concurrency", type=int, default=d.concurrency, help="attempts in the prompt lane at once")
+    p.add_argument("--slow-after", type=float, default=d.slow_after_s, help="seconds before the slow lane")
+    p.add_argument("--slow-slots", type=int, default=d.slow_slots, help="attempts in the slow lane at once")
+    p.add_argument("--per-host", type=int, default=d.per_host, help="attempts in flight at once to one host")
+    p.add_argument("--per-seat", type=int, default=d.per_seat, help="attempts in flight at once for one seat")
+    p.add_argument("--timeout", type=float, default=d.timeout_s, help="seconds each connect, write or read may take")
+    p.add_argument("--deadline", type=float, default=d.deadline_s, help="seconds a whole attempt may take")
     p.add_argument("--max-attempts", type=int, default=d.max_attempts, help="attempts before a notice fails")
     p.add_argument("--retry-first", type=float, default=d.retry_first_s, help="first pause between attempts (s)")
     p.add_argument("--retry-cap", type=float, default=d.retry_cap_s, help="longest pause between attempts (s)")
@@ -59,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(orjson.dumps({"shard": shard, **row}).decode())
         return 0
     config = WebhookConfig(
-        concurrency=args.concurrency, per_host=args.per_host, timeout_s=args.timeout, max_attempts=args.max_attempts,
+        concurrency=args.concurrency, slow_after_s=args.slow_after, slow_slots=args.slow_slots,
+        per_host=args.per_host, per_seat=args.per_seat, timeout_s=args.timeout, deadline_s=args.deadline,
+        max_attempts=args.max_attempts,
         retry_first_s=args.retry_first, retry_cap_s=args.retry_cap, claim_idle_ms=args.claim_idle_ms,
         sweep_every_ms=args.sweep_every_ms,
         allow_private=allow_private_from_env() if args.allow_private is None else args.allow_private,
@@ -69,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     clocks = ClockNoticeFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
     deliverer = Deliverer(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
     stop = stop_on_signals()
+    metrics.start(args, "webhooks", roles.webhooks(metrics.scrape_client(args.redis_url), layout, shards))
     threads = [
         threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True),
         threading.Thread(target=clocks.run, args=(stop,), name="webhooks-clocks", daemon=True),

@@ -31,13 +31,24 @@ class WebhookConfig:
 
     # --- delivering -----------------------------------------------------------------------------------
     concurrency: int = 64
-    """Requests in flight at once, in all."""
+    """Attempts in the prompt lane at once: where every attempt starts (services/webhooks/slots.py)."""
+    slow_after_s: float = 2.0
+    """An attempt still running this long moves to the slow lane, giving its prompt slot back (or is cut and
+    retried later, when the slow lane is full)."""
+    slow_slots: int = 64
+    """Attempts in the slow lane at once."""
     per_host: int = 4
-    """Requests in flight at once to one host: a slow receiver holds at most this many of ``concurrency``."""
+    """Attempts in flight at once to one host (both lanes)."""
+    per_seat: int = 8
+    """Attempts in flight at once for one seat's webhooks (both lanes); free prompt slots go to the waiting seat
+    that holds fewest, round-robin."""
     max_in_flight: int = 1024
     """Notices read from the outbox and not settled yet (waiting for a slot, or for their next attempt)."""
     timeout_s: float = 10.0
-    """Seconds a receiver has to answer one attempt."""
+    """Seconds each step of an attempt may take (connecting, each write, each read)."""
+    deadline_s: float = 15.0
+    """Seconds a whole attempt may take: resolving the host, connecting, sending, reading the whole answer. A
+    receiver that trickles its answer (each read within ``timeout_s``) is cut here, and the notice retried."""
     max_attempts: int = 6
     """Attempts of one notice before it is recorded as failed."""
     retry_first_s: float = 1.0

@@ -3,7 +3,8 @@
 It reads the shards' outbox streams with the consumer group ``deliver`` (its own pending entries first, then
 new ones, and every ``recover_every_ms`` the entries another consumer left idle for ``claim_idle_ms``) and
 starts one task per notice. A task reads the hook (URL and key; a deleted hook ends the notice quietly),
-signs the body (services/webhooks/signing.py) and POSTs it:
+signs the body (services/webhooks/signing.py) and POSTs it, connecting only to addresses it checked
+(services/webhooks/targets.py: CheckedBackend):
 
 * 2xx: delivered. A network error, a timeout, 408, 429 or 5xx: tried again after a jittered, growing pause
   (``retry_first_s`` up to ``retry_cap_s``), at most ``max_attempts`` times in all. Any other answer (a 3xx:
@@ -13,9 +14,12 @@ signs the body (services/webhooks/signing.py) and POSTs it:
   ``webhooks.delivery_failed`` (the URL's host, never the key or the body).
 * Every attempt carries the same ``X-Throne-Id`` and body; its timestamp and signature are new.
 
-Slow receivers do not hold up the rest: at most ``concurrency`` requests are in flight and at most ``per_host``
-to one host, each bounded by ``timeout_s``; the reading of the outbox stops only when ``max_in_flight`` notices
-are unsettled, and the follower (in its own thread) never waits for deliveries at all.
+Slow receivers do not hold up the rest: each step of an attempt is bounded by ``timeout_s`` and the whole
+attempt (resolving, connecting, sending, reading the whole answer) by ``deadline_s``, so a receiver trickling
+its answer is cut and its notice retried like any timeout; the attempts share the slots fairly
+(services/webhooks/slots.py: a prompt lane that an attempt leaves after ``slow_after_s``, caps per host and
+per seat, turns by seat); the reading of the outbox stops only when ``max_in_flight`` notices are unsettled, and
+the follower (in its own thread) never waits for deliveries at all.
 
 An entry is acked and deleted only once settled. A process that dies leaves its entries pending, and they are
 delivered again (by the same consumer when it restarts, else claimed by another): at least once.
@@ -24,10 +28,9 @@ delivered again (by the same consumer when it restarts, else claimed by another)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -39,11 +42,14 @@ import redis
 from services.bus.consumer import Entry
 from services.bus.faults import Backoff, Outage, is_transient
 from services.bus.keys import DELIVER_GROUP, Layout
+from services.bus.readiness import PROCESS
+from services.metrics import catalog as metrics
 from services.webhooks.config import WebhookConfig
 from services.webhooks.hooks import Hook
 from services.webhooks.part import WebhooksPart
 from services.webhooks.signing import signature
-from services.webhooks.targets import BadTarget, check_host
+from services.webhooks.slots import FairSlots
+from services.webhooks.targets import BadTarget, check_url, checked_transport
 
 T = TypeVar("T")
 
@@ -59,38 +65,11 @@ class _Permanent(Exception):
 
 
 class _Retry(Exception):
-    """An answer worth another attempt (5xx, 408, 429)."""
+    """An outcome worth another attempt (5xx, 408, 429; an attempt cut by its deadline or as too slow)."""
 
 
 def _retriable(status: int) -> bool:
     return status in RETRY_STATUS or status >= 500
-
-
-class _HostSlots:
-    """At most ``per_host`` holders per host at once; a host's semaphore is forgotten once nobody uses it (so
-    the hosts met over time take no memory)."""
-
-    def __init__(self, per_host: int) -> None:
-        self.per_host = per_host
-        self._slots: dict[str, tuple[asyncio.Semaphore, int]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, host: str) -> AsyncIterator[None]:
-        """Hold one of ``host``'s slots for the block."""
-        sem, users = self._slots.get(host) or (asyncio.Semaphore(self.per_host), 0)
-        self._slots[host] = (sem, users + 1)
-        try:
-            async with sem:
-                yield
-        finally:
-            sem, users = self._slots[host]
-            if users > 1:
-                self._slots[host] = (sem, users - 1)
-            else:
-                del self._slots[host]
-
-    def __len__(self) -> int:
-        return len(self._slots)
 
 
 class Deliverer(WebhooksPart):
@@ -109,12 +88,14 @@ class Deliverer(WebhooksPart):
         super().__init__(client, shards, layout=layout, config=config, consumer=consumer, part="deliverer")
         self.outbox_reader = self.group_consumer(DELIVER_GROUP, self.layout.webhooks)
         self.transport = transport
-        self._outage = Outage(self.log)
+        self._outage = Outage(self.log, part="webhooks-deliverer", readiness=PROCESS)
         self._faults = Backoff(0.05, 2.0)
         self._tasks: set[asyncio.Task[None]] = set()
         self._busy: set[tuple[int, bytes]] = set()
-        self._slots = asyncio.Semaphore(self.cfg.concurrency)
-        self._hosts = _HostSlots(self.cfg.per_host)
+        self.slots = FairSlots(
+            prompt=self.cfg.concurrency, slow=self.cfg.slow_slots, per_host=self.cfg.per_host,
+            per_seat=self.cfg.per_seat,
+        )  # fmt: skip
         self._stop = threading.Event()
         self._http: httpx.AsyncClient | None = None
 
@@ -134,13 +115,16 @@ class Deliverer(WebhooksPart):
         """Deliver until ``stop`` is set; unsettled notices are left pending for the next start."""
         self._stop = stop
         self.log.info("webhooks.deliver", shards=len(self.shards), concurrency=self.cfg.concurrency)
-        limits = httpx.Limits(max_connections=self.cfg.concurrency, max_keepalive_connections=self.cfg.concurrency)
+        in_flight = self.cfg.concurrency + self.cfg.slow_slots  # both lanes: never a wait for a connection
+        limits = httpx.Limits(max_connections=in_flight, max_keepalive_connections=self.cfg.concurrency)
+        transport = self.transport or checked_transport(limits, allow_private=self.cfg.allow_private)
         async with httpx.AsyncClient(
-            timeout=self.cfg.timeout_s, follow_redirects=False, limits=limits, transport=self.transport,
+            timeout=self.cfg.timeout_s, follow_redirects=False, transport=transport,
             headers={"User-Agent": USER_AGENT}, trust_env=False,
         ) as http:  # fmt: skip
             self._http = http
             ready = False
+            self._outage.start()
             next_recover = 0.0
             while not stop.is_set():
                 try:
@@ -162,6 +146,7 @@ class Deliverer(WebhooksPart):
                 except Exception as exc:
                     ready = False
                     await asyncio.sleep(self._failed(exc))
+            self._outage.stop()
             for task in list(self._tasks):
                 task.cancel()
             if self._tasks:
@@ -211,6 +196,7 @@ class Deliverer(WebhooksPart):
         hook = await self._redis(lambda: self.hooks.get(game_id, field))
         if hook is None:  # deleted (or gone with its ended game): nobody to tell
             self.stats["no_hook"] += 1
+            metrics.WEBHOOK_DELIVERIES.labels("no_hook").inc()
             await self._redis(lambda: self.outbox.finish(shard, eid, game_id, "", delivered=True))
             return
         ctx = {"game": game_id, "hook": hook.id, "notice": notice_id, "host": urlsplit(hook.url).hostname}
@@ -225,14 +211,17 @@ class Deliverer(WebhooksPart):
                 break
             except (httpx.HTTPError, OSError, _Retry) as exc:
                 error = str(exc) or type(exc).__name__
+                metrics.WEBHOOK_ATTEMPT_ERRORS.inc()
                 self.log.info("webhooks.retry", **ctx, attempt=attempt, error=error[:200])
                 if attempt < self.cfg.max_attempts:
                     await asyncio.sleep(backoff.next())
                 continue
             self.stats["delivered"] += 1
+            metrics.WEBHOOK_DELIVERIES.labels("delivered").inc()
             await self._redis(lambda: self.outbox.finish(shard, eid, game_id, field, delivered=True))
             return
         self.stats["failed"] += 1
+        metrics.WEBHOOK_DELIVERIES.labels("failed").inc()
         self.log.error("webhooks.delivery_failed", **ctx, attempts=attempt, error=error[:300])
         await self._redis(
             lambda: self.outbox.finish(
@@ -241,36 +230,65 @@ class Deliverer(WebhooksPart):
         )
 
     async def _attempt(self, hook: Hook, notice_id: str, body: bytes, attempt: int) -> None:
-        try:
-            await check_host(hook.url, allow_private=self.cfg.allow_private)
-        except BadTarget as exc:
-            raise _Permanent(f"{exc.code}: {exc.message}") from None
+        """One attempt, in a fair slot (services/webhooks/slots.py), within ``deadline_s`` in all; one still
+        running after ``slow_after_s`` moves to the slow lane, or is cut if that is full."""
         host = urlsplit(hook.url).hostname or ""
-        assert self._http is not None
-        async with self._hosts.hold(host), self._slots:
-            now = int(time.time())
-            headers = {
-                "Content-Type": "application/json",
-                "X-Throne-Id": notice_id,
-                "X-Throne-Timestamp": str(now),
-                "X-Throne-Signature": signature(hook.key, now, body),
-                "X-Throne-Attempt": str(attempt),
-                "X-Throne-Hook": hook.id,
-            }
-            # Streamed: an answer's body is never needed; a short one is read (so the connection is kept for the
-            # next notice), a long one is cut off with its connection, never held in memory.
-            async with self._http.stream("POST", hook.url, content=body, headers=headers) as response:
-                status = response.status_code
-                seen = 0
-                async for chunk in response.aiter_raw():
-                    seen += len(chunk)
-                    if seen > MAX_ANSWER:
-                        break
+        async with self.slots.hold((hook.game_id, hook.seat), host) as ticket:
+            post = asyncio.create_task(self._post(hook, notice_id, body, attempt))
+            deadline = asyncio.timeout(self.cfg.deadline_s)
+            try:
+                async with deadline:
+                    await asyncio.wait({post}, timeout=self.cfg.slow_after_s)
+                    if not post.done() and not self.slots.demote(ticket):
+                        self.stats["cut_slow"] += 1
+                        raise _Retry(f"no answer within {self.cfg.slow_after_s:g} s while the slow lane was full")
+                    status = await post
+            except TimeoutError:
+                if not deadline.expired():
+                    raise  # the attempt's own timeout (an OSError: retried), not the deadline
+                self.stats["cut_deadline"] += 1
+                raise _Retry(f"no whole answer within {self.cfg.deadline_s:g} s") from None
+            finally:
+                if not post.done():
+                    post.cancel()  # its connection is closed, not kept
+                    await asyncio.wait({post})
+                if not post.cancelled():
+                    post.exception()  # seen: an outcome that came too late is decided above already
         if 200 <= status < 300:
             return
         if _retriable(status):
             raise _Retry(f"HTTP {status}")
         raise _Permanent(f"HTTP {status}")
+
+    async def _post(self, hook: Hook, notice_id: str, body: bytes, attempt: int) -> int:
+        """POST the signed notice (a new connection goes only to checked addresses: CheckedBackend), read the
+        answer; its status."""
+        try:
+            return await self._send(hook, notice_id, body, attempt)
+        except BadTarget as exc:
+            raise _Permanent(f"{exc.code}: {exc.message}") from None
+
+    async def _send(self, hook: Hook, notice_id: str, body: bytes, attempt: int) -> int:
+        check_url(hook.url, allow_private=self.cfg.allow_private)
+        assert self._http is not None
+        now = int(time.time())
+        headers = {
+            "Content-Type": "application/json",
+            "X-Throne-Id": notice_id,
+            "X-Throne-Timestamp": str(now),
+            "X-Throne-Signature": signature(hook.key, now, body),
+            "X-Throne-Attempt": str(attempt),
+            "X-Throne-Hook": hook.id,
+        }
+        # Streamed: an answer's body is never needed; a short one is read (so the connection is kept for the
+        # next notice), a long one is cut off with its connection, never held in memory.
+        async with self._http.stream("POST", hook.url, content=body, headers=headers) as response:
+            seen = 0
+            async for chunk in response.aiter_raw():
+                seen += len(chunk)
+                if seen > MAX_ANSWER:
+                    break
+            return response.status_code
 
     async def _redis(self, call: Callable[[], T]) -> T:
         """Run a Redis call in a thread, waiting out transient faults (until stopped: then the entry stays

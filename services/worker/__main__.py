@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 from services.bus.connection import connect
 from services.bus.keys import parse_shards
+from services.metrics import endpoint as metrics
+from services.metrics import roles
 from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
@@ -56,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         worker_id=args.worker_id,
     )
     stop = stop_on_signals()
+    scraped = metrics.scrape_client(args.redis_url)
+    metrics.start(args, "rules-worker", roles.rules_worker(scraped, layout, worker.shards, worker.stats, worker.leases))
     worker.run(stop)
     return 0
 

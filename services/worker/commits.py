@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ import redis
 
 from services.bus.consumer import Entry
 from services.bus.faults import Outage
+from services.metrics import catalog as metrics
 from services.store.commit import CommitResult, CommitStore
 from services.store.repository import GameRepository
 from services.worker.planning import Plan, Planner, Round
@@ -65,7 +67,9 @@ class Committer:
         did happen answers the reread as a duplicate)."""
         if not plans:
             return []
+        started = time.perf_counter()
         results = self.store.commit([p.request for p in plans])
+        metrics.WORKER_COMMIT_SECONDS.observe(time.perf_counter() - started)
         redo: list[Entry] = []
         follow: list[Plan] = []
         tainted: set[str] = set()
@@ -136,14 +140,17 @@ class Committer:
         ctx = _context(p)
         outcome = p.request.outcome or {}
         if p.op == "dead":
+            metrics.DEAD_LETTERS.inc()
             self.log.error("command.dead_letter", **ctx, version=res.version, reason=p.reason)
         elif p.op == "reject":
             rej = outcome["rejection"]
+            metrics.command_refused(rej["code"])
             self.log.info(
                 "command.rejected", **ctx, version=res.version, code=rej["code"], message=rej["message"],
                 rulings=rej.get("rulings") or [],
             )  # fmt: skip
         else:
+            metrics.command_accepted(p.request.game_name, p.op)
             self.log.info("command.accepted", **ctx, version=res.version, events=outcome["events"])
 
     def _error(self, p: Plan, res: CommitResult, rnd: Round, stalled: set[str], follow: list[Plan]) -> None:

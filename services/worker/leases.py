@@ -35,6 +35,8 @@ class LeaseKeeper:
         self.held: dict[int, str] = {}
         """Shard -> lease value (fencing token) this worker holds."""
         self.next_renew = 0.0
+        self.faulted = False
+        """Whether the last refresh met a transient Redis fault (the worker is not through it yet)."""
 
     def due(self, now: float) -> bool:
         """Whether the leases should be renewed now."""
@@ -44,6 +46,8 @@ class LeaseKeeper:
         """Renew held leases and try to take free ones. A transient Redis fault keeps a held lease held until it
         really expires (the commit's fencing check knows); any other error reply is raised."""
         changes = LeaseChanges()
+        self.faulted = True  # until the refresh below went through
+        faulted = False
         for shard, value in zip(
             self.shards, self.store.refresh(self.shards, self.held, self.ttl_ms, self.worker_id), strict=True
         ):
@@ -54,6 +58,7 @@ class LeaseKeeper:
                 # (Renewing a held lease is a PEXPIRE, which Redis allows even out of memory; taking a free one
                 # is not.)
                 self.outage.failed(value, shard=shard, during="lease")
+                faulted = True
                 continue
             if value is None:
                 if held is not None:
@@ -65,7 +70,8 @@ class LeaseKeeper:
                     changes.lost.append((shard, "lease expired"))
                 self.held[shard] = value
                 changes.taken.append(shard)
-        self.next_renew = time.monotonic() + self.ttl_ms / 3000
+        self.next_renew = time.monotonic() + (self.ttl_ms / 3000 if not faulted else min(self.ttl_ms / 3000, 0.25))
+        self.faulted = faulted
         return changes
 
     def drop(self, shard: int) -> None:

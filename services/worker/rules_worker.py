@@ -11,9 +11,10 @@ duplicate check on the command id, append of the events at the expected version,
 reply and ack, atomically.
 
 Recovery: on taking a shard, and every few seconds, pending entries of other (dead) consumers are claimed. An
-entry that fails ``max_attempts`` times on its own content (the rules raise, a script error), or that was
-delivered more often than that (a worker died on it), goes to the shard's dead-letter stream with the reason,
-and its submitter gets a ``dead_letter`` outcome. Failures hold back only later commands of the same game, never
+entry that fails ``max_attempts`` times on its own content (the rules raise, a script error) goes to the shard's
+dead-letter stream with the reason, and its submitter gets a ``dead_letter`` outcome. One delivered more often
+than that (workers died holding it) is a suspect: it is decided alone, and dead-lettered only if a worker died
+deciding it alone (services/worker/suspects.py). Failures hold back only later commands of the same game, never
 the shard.
 
 Transient Redis faults (out of memory, connection lost, timeouts, LOADING, BUSY, READONLY, fail-over; see
@@ -30,7 +31,9 @@ which lets the worker decide several commands of one game ahead of their commits
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import threading
 import time
@@ -45,6 +48,7 @@ from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, EnvelopeError, parse_entry
 from services.bus.keys import GROUP, Layout
 from services.log import get_logger
+from services.metrics import catalog as metrics
 from services.store.commit import CommitStore
 from services.store.leases import LeaseStore
 from services.store.repository import GameLookup, GameRepository, registry_game
@@ -53,6 +57,7 @@ from services.worker.config import WorkerConfig
 from services.worker.leases import LeaseKeeper
 from services.worker.maintenance import Maintenance
 from services.worker.planning import Plan, Planner, Round, now_ms
+from services.worker.suspects import Suspects
 
 __all__ = ["Entry", "RulesWorker", "WorkerConfig"]
 
@@ -101,6 +106,8 @@ class RulesWorker:
         # Shared with the committer (mutated in place, never rebound): shards to read again, entries to retry.
         self._reread = self.committer.reread
         self._retry = self.committer.retry
+        self.suspects = Suspects(client, self.layout, self.worker_id)
+        self._die_holding = os.environ.get("THRONE_TEST_DIE_HOLDING", "").encode()
         self._retry_at = 0.0
         self._next_recover = 0.0
         self._next_maintenance = time.monotonic() + cfg.maintenance_every_ms / 1000
@@ -162,8 +169,9 @@ class RulesWorker:
         self.log.info("worker.start", shards=self.shards)
         try:
             self.loop.run(
-                self.step, stop or threading.Event(), on_error=self._on_error, healthy=lambda: not self._retry
-            )
+                self.step, stop or threading.Event(), on_error=self._on_error,
+                healthy=lambda: not self._retry and not self.lease.faulted,
+            )  # fmt: skip
         finally:
             self.release()
             self.log.info("worker.stop", stats=dict(self.stats))
@@ -208,6 +216,7 @@ class RulesWorker:
             return 0
         entries = self._read(wait)
         if entries:
+            self._die_if_holding(entries)
             self.process(entries)
         self._after_commits()
         return len(entries)
@@ -255,22 +264,62 @@ class RulesWorker:
             if shard not in self.leases:
                 continue
             claimed = self.consumer.claim_idle(shard, min_idle_ms)
+            self._die_if_holding([c.entry for c in claimed])
             total += len(claimed)
             self.stats["claimed"] += len(claimed)
-            normal: list[Entry] = []
+            todo: list[tuple[Entry, bool]] = []  # (entry, suspect), in stream order
             dead: list[Plan] = []
+            blamed: list[bytes] = []
             for c in claimed:
-                if c.entry[2] is not None and c.delivered > self.cfg.max_attempts:
-                    # Delivered that often without an outcome: workers keep dying on it. Never again.
-                    reason = f"delivered {c.delivered} times without an outcome (worker crashed on it?)"
-                    dead.append(self.planner.dead(c.entry, reason, c.delivered))
-                else:
-                    normal.append(c.entry)
+                if c.entry[2] is None or c.delivered <= self.cfg.max_attempts:
+                    todo.append((c.entry, False))
+                    continue
+                # Delivered that often without an outcome: workers keep dying while holding it. Its fault only if
+                # one died deciding it alone (services/worker/suspects.py); else it is decided alone now.
+                killer_of = self.suspects.blamed(shard, c.entry[1])
+                if killer_of is None:
+                    todo.append((c.entry, True))
+                    continue
+                reason = f"killed worker {killer_of} when decided alone (delivered {c.delivered} times, no outcome)"
+                dead.append(self.planner.dead(c.entry, reason, c.delivered))
+                blamed.append(c.entry[1])
             if dead:
                 self.committer.commit(dead, Round())
-            if normal:
-                self.process(normal)
+                for eid in blamed:
+                    self.suspects.done(shard, eid)
+            batch: list[Entry] = []
+            for entry, suspect in todo:
+                if not suspect:
+                    batch.append(entry)
+                    continue
+                if batch:  # the game's earlier commands first: per-game order
+                    self.process(batch)
+                    batch = []
+                self._decide_alone(entry)
+            if batch:
+                self.process(batch)
         return total
+
+    def _decide_alone(self, entry: Entry) -> None:
+        """Decide and commit a suspect entry by itself, under its marker: if this worker dies meanwhile, the
+        next one to claim it blames the command (services/worker/suspects.py)."""
+        shard, eid, _ = entry
+        self.stats["suspects"] += 1
+        self.log.warning("command.suspect", shard=shard, entry=eid.decode(), action="deciding alone")
+        self.suspects.deciding(shard, eid)
+        try:
+            self.process([entry])
+        finally:
+            with contextlib.suppress(redis.RedisError):  # (Redis away: the marker stays; see the README)
+                self.suspects.done(shard, eid)
+
+    def _die_if_holding(self, entries: list[Entry]) -> None:
+        """Tests only (env ``THRONE_TEST_DIE_HOLDING``: a command id): SIGKILL this process while it holds that
+        command, read or claimed and not decided yet, as a host that kills the worker would."""
+        if self._die_holding and any(
+            fields is not None and fields.get(b"id") == self._die_holding for _, _, fields in entries
+        ):
+            os.kill(os.getpid(), signal.SIGKILL)
 
     # --- decide and commit ----------------------------------------------------------------------------
     def process(self, entries: list[Entry]) -> None:
@@ -287,6 +336,7 @@ class RulesWorker:
         self._reread.update(shard for shard, _, _ in todo)
 
     def _round(self, entries: list[Entry]) -> list[Entry]:
+        started = time.perf_counter()
         rnd = Round()
         parsed: list[tuple[Entry, CommandEnvelope | CreateEnvelope | EnvelopeError | None]] = []
         for entry in entries:
@@ -314,6 +364,8 @@ class RulesWorker:
             if plan is not None:
                 plans.append(plan)
         self._reread |= rnd.reread
+        metrics.WORKER_DECIDE_SECONDS.observe(time.perf_counter() - started)  # once per batch, not per command
+        metrics.WORKER_BATCH_COMMANDS.observe(len(entries))
         return self.committer.commit(plans, rnd)
 
     def _prefetch(self, rnd: Round, game_ids: list[str]) -> None:

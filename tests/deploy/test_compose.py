@@ -143,3 +143,127 @@ def test_the_compose_redis_command_starts_a_real_server_with_aof(compose: dict[s
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# --- monitoring: Prometheus, its alert rules, the Grafana dashboard ----------------------------------------------
+
+PROMQL_WORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset"}
+
+
+def metric_names(expr: str) -> set[str]:
+    """The metric names a PromQL expression reads: identifiers that are neither functions, keywords, label names
+    (inside braces or grouping clauses) nor strings, durations or numbers."""
+    text = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)  # strings (label values, regexes)
+    text = re.sub(r"\{[^}]*\}", "", text)  # label matchers
+    text = re.sub(r"\[[^\]]*\]", "", text)  # range durations
+    text = re.sub(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", "", text)  # label lists
+    names = set()
+    for match in re.finditer(r"[A-Za-z_:][A-Za-z0-9_:]*", text):
+        word, rest = match.group(), text[match.end() :].lstrip()
+        if word in PROMQL_WORDS or rest.startswith("("):  # a keyword or a function
+            continue
+        if re.fullmatch(r"(?:[0-9.]+)?e[0-9]*|Inf|NaN", word, re.I):
+            continue
+        names.add(word)
+    return names
+
+
+def test_the_metric_name_check_finds_the_names_and_only_them() -> None:
+    expr = 'histogram_quantile(0.99, sum by (le, model) (rate(throne_x_bucket{job=~"a.*"}[5m]))) > 1 and on(job) up'
+    assert metric_names(expr) == {"throne_x_bucket", "up"}
+
+
+def exported() -> set[str]:
+    from services.metrics.endpoint import exported_names
+
+    return exported_names() | {"up"}  # (``up``: Prometheus's own, per target)
+
+
+def test_every_app_container_serves_metrics_inside_the_network_only(compose: dict[str, Any]) -> None:
+    for name, svc in app_services(compose).items():
+        env = svc["environment"]
+        assert env["THRONE_METRICS_PORT"] == "9100", name
+        assert env["THRONE_METRICS_HOST"] == "0.0.0.0", name
+        assert not any("9100" in str(p) for p in svc.get("ports", [])), name
+
+
+def test_prometheus_scrapes_every_process_with_the_alert_rules(compose: dict[str, Any]) -> None:
+    from projections.store import MODELS
+
+    svc = compose["services"]["prometheus"]
+    mounts = {m.split(":")[0]: m.split(":")[1] for m in svc["volumes"]}
+    config_in_container = next(a.split("=", 1)[1] for a in svc["command"] if a.startswith("--config.file="))
+    assert mounts["./prometheus/prometheus.yml"] == config_in_container
+    assert all((DEPLOY / src).exists() for src in mounts if src.startswith("./")), mounts
+    assert all(str(p).startswith("127.0.0.1:") for p in svc["ports"])  # the host's loopback only
+    config = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    assert config["rule_files"] == [mounts["./prometheus/alerts.yml"]]
+    targets = {t for job in config["scrape_configs"] for sc in job["static_configs"] for t in sc["targets"]}
+    for name, svc in app_services(compose).items():
+        port = int(svc["environment"]["THRONE_METRICS_PORT"])
+        # the projections container runs one process per read model, each on the next port
+        count = len(MODELS) if module_of(svc["command"]) == "projections" else 1
+        assert {f"{name}:{port + i}" for i in range(count)} <= targets, name
+    assert all(t.split(":")[0] in app_services(compose) for t in targets)
+
+
+def test_the_serve_scrape_config_matches_the_ports_throne_serve_gives() -> None:
+    from services.bus.keys import Layout
+    from services.serve import plan
+
+    config = yaml.safe_load((DEPLOY / "prometheus" / "prometheus-serve.yml").read_text())
+    targets = {t for job in config["scrape_configs"] for sc in job["static_configs"] for t in sc["targets"]}
+    ports: set[int] = set()
+    for spec in plan(Layout(shards=16), workers=2, metrics_port=9100):
+        port = int(spec.args[spec.args.index("--metrics-port") + 1])
+        ports |= {port + i for i in range(4)} if spec.module == "projections" else {port}
+    assert targets == {f"127.0.0.1:{p}" for p in ports}
+
+
+def test_the_alert_rules_parse_and_name_only_exported_metrics() -> None:
+    rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml").read_text())
+    known = exported()
+    seen: list[str] = []
+    for group in rules["groups"]:
+        assert isinstance(group["name"], str) and group["rules"], group
+        for rule in group["rules"]:
+            assert set(rule) <= {"alert", "expr", "for", "labels", "annotations"}, rule
+            assert re.fullmatch(r"[A-Z][A-Za-z0-9]+", rule["alert"]), rule
+            assert rule["labels"]["severity"] in {"critical", "warning", "info"}
+            assert rule["annotations"]["summary"]
+            if "for" in rule:
+                assert re.fullmatch(r"\d+[smh]", rule["for"]), rule
+            names = metric_names(rule["expr"])
+            assert names and names <= known, (rule["alert"], names - known)
+            seen.append(rule["alert"])
+    assert len(seen) == len(set(seen))
+    # The cases the operators asked for: a process down, dead letters, lag, webhook failures, Redis errors
+    for needed in ("ThroneProcessDown", "ThroneDeadLettersRising", "ThroneConsumerLag", "ThroneProjectionLag",
+                   "ThroneWebhookFailures", "ThroneRedisErrors"):  # fmt: skip
+        assert needed in seen
+
+
+def test_the_grafana_dashboard_parses_and_names_only_exported_metrics(compose: dict[str, Any]) -> None:
+    import json
+
+    svc = compose["services"]["grafana"]
+    assert "grafana" in svc["profiles"]  # optional
+    mounts = {m.split(":")[0]: m.split(":")[1] for m in svc["volumes"]}
+    assert all((DEPLOY / src).exists() for src in mounts if src.startswith("./")), mounts
+    provider = yaml.safe_load((DEPLOY / "grafana/provisioning/dashboards/throne.yml").read_text())
+    assert provider["providers"][0]["options"]["path"] == mounts["./grafana/dashboards"]
+    source = yaml.safe_load((DEPLOY / "grafana/provisioning/datasources/prometheus.yml").read_text())["datasources"][0]
+    assert source["url"] == "http://prometheus:9090"
+    dashboard = json.loads((DEPLOY / "grafana/dashboards/throne.json").read_text())
+    known = exported()
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    assert exprs
+    for panel in dashboard["panels"]:
+        assert all(t["datasource"]["uid"] == source["uid"] for t in panel["targets"]), panel["title"]
+    for expr in exprs:
+        assert metric_names(expr) <= known, (expr, metric_names(expr) - known)
+    # every metric the service exports of its own is on the dashboard
+    shown = {n for e in exprs for n in metric_names(e)}
+    own = {re.sub(r"_(total|bucket|sum|count)$", "", n) for n in known if n.startswith("throne_")}
+    missing = {n for n in own if not any(s.startswith(n) for s in shown)}
+    assert missing <= {"throne_worker_outcomes", "throne_projection_stats", "throne_bots_stats"}, missing

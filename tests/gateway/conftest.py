@@ -32,7 +32,10 @@ from tests.service.conftest import FAST, ROOT, _quiet_logs, bound_socket, free_p
 from tests.waiting import patient, wait_until
 
 # High enough that only the rate-limit tests meet the limit.
-OPEN = Limits(rate=1e5, burst=10**5, address_rate=1e5, address_burst=10**5, command_timeout=10)
+OPEN = Limits(
+    rate=1e5, burst=10**5, address_rate=1e5, address_burst=10**5, command_timeout=10, read_bytes_rate=1e12,
+    read_bytes_burst=10**12, address_bytes_rate=1e12, address_bytes_burst=10**12, read_slots=8,
+)  # fmt: skip
 
 
 @dataclass
@@ -192,3 +195,18 @@ def _healthy(base: str) -> bool:
         return httpx.get(f"http://{base}/health", timeout=5).status_code == 200
     except httpx.TransportError:
         return False
+
+
+def walk(http: httpx.Client, path: str, key: str = "events", **params: Any) -> list[dict[str, Any]]:
+    """Every entry (``key``: ``events`` or ``entries``) of a paged read route, page after page from ``after=0``
+    following ``next`` until it is null."""
+    got: list[dict[str, Any]] = []
+    after: int | None = int(params.pop("after", 0))
+    while after is not None:
+        r = http.get(path, params={**params, "after": after})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        got.extend(body[key])
+        assert body["next"] is None or body["next"] > after, body["next"]
+        after = body["next"]
+    return got

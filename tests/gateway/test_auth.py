@@ -54,7 +54,7 @@ def test_a_seat_can_not_act_for_another_seat(gateway: Served, game: dict[str, An
         assert rejected.status_code == 409, rejected.text
         assert rejected.json()["error"]["code"] not in ("forbidden_seat", "unauthorized")
         # and the chat acts for the token's own seat, which has no move now
-        error_of(http.post(f"/games/{gid}/chat", json={"text": "1"}), 422, "no_match")
+        error_of(http.post(f"/games/{gid}/chat", json={"text": "1"}), 409, "no_match")
     # Then nothing changed
     assert game_version(gateway, gid) == game["version"]
 

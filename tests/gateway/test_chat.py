@@ -82,7 +82,7 @@ def test_a_seat_chats_its_way_through_the_first_moves(gateway: Served) -> None:
         url = f"/games/{gid}/chat"
         # When it says hello, then it gets its board as text and a numbered menu, and nothing is played
         hello = chat.post(url, json={"text": "hello?"})
-        error_of(hello, 422, "no_match")
+        error_of(hello, 409, "no_match")
         look = chat.post(url, json={"text": ""}).json()
         assert look["result"] is None and look["version"] == created["version"] and look["seat"] == seat
         assert created["seats"][seat]["player"] in look["board"]
@@ -93,7 +93,7 @@ def test_a_seat_chats_its_way_through_the_first_moves(gateway: Served) -> None:
         err = error_of(chat.post(url, json={"text": word}), 409, "ambiguous_choice")
         assert len(err["candidates"]) > 1 and all(word.lower() in c.lower() for c in err["candidates"])
         # and a number that is not on the menu is refused
-        error_of(chat.post(url, json={"text": str(len(look["menu"]) + 1)}), 422, "no_match")
+        error_of(chat.post(url, json={"text": str(len(look["menu"]) + 1)}), 409, "no_match")
 
         # When it sends a number with the version of the menu it saw, then that move is played
         played = chat.post(url, json={"text": "2", "version": look["version"]}).json()

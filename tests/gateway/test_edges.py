@@ -78,12 +78,29 @@ def test_a_feed_after_a_bad_version_gets_a_typed_close(gateway: Served, game: di
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
 
 
+def test_an_integral_float_is_an_integer_as_json_schema_says(gateway: Served, game: dict[str, Any]) -> None:
+    # Given a command and a new game whose integers come as integral floats (JSON has one number type, and the
+    # OpenAPI document's "integer" is any number with no fractional part)
+    url = f"/games/{game['id']}/commands"
+    with gateway.http(game["token"]) as http:
+        # When they are sent: a version, a seed, open seats, a board link's lifetime
+        created = http.post("/games", json={**SHADOW, "seed": 7.0, "open": [2.0]})
+        link = http.post(f"/games/{game['id']}/board-links", json={"ttl": 60.0, "version": 1.0})
+        stale = http.post(url, json={"command": game["command"], "expected_version": game["version"] + 1.0})
+    # Then each is the integer it equals
+    assert created.status_code == 201, created.text
+    assert created.json()["seed"] == 7 and [s["open"] for s in created.json()["seats"]] == [False, False, True]
+    assert link.status_code == 201 and link.json()["version"] == 1, link.text
+    error_of(stale, 409, "stale_version")
+    assert game_version(gateway, game["id"]) == game["version"]
+
+
 def test_wrong_types_are_refused_not_coerced(gateway: Served, game: dict[str, Any]) -> None:
     gid, url, command = game["id"], f"/games/{game['id']}/commands", game["command"]
     created_before = _games_created(gateway)
     with gateway.http(game["token"]) as http:
         # When a version, a seed or a table option comes as another type than documented
-        for wrong in ("7", True, 7.0):
+        for wrong in ("7", True, 7.5):
             error_of(http.post(url, json={"command": command, "expected_version": wrong}), 422, "validation_error")
         error_of(http.post("/games", json={**SHADOW, "seed": False}), 422, "validation_error")
         error_of(http.post("/games", json={**SHADOW, "bots": {"01": "random"}}), 422, "validation_error")

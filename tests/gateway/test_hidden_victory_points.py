@@ -12,7 +12,7 @@ from websockets.sync.client import connect
 
 from services.store import eventstore
 from tests.gateway.bots import HttpGame, play_http
-from tests.gateway.conftest import Served, game_version
+from tests.gateway.conftest import Served, game_version, walk
 from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
@@ -23,9 +23,8 @@ SCORES = "VictoryPointsScored"
 def _events(served: Served, gid: str, seat: int | None, token: str | None) -> list[dict[str, Any]]:
     path = f"/games/{gid}/seats/{seat}/events" if seat is not None else f"/games/{gid}/events"
     with served.http(token) as http:
-        r = http.get(path, params={"after": 0})
-    assert r.status_code == 200, r.text
-    return [e["event"] for e in r.json()["events"] if e["event"] is not None]  # None: withheld from this reader
+        events = walk(http, path)
+    return [e["event"] for e in events if e["event"] is not None]  # None: withheld from this reader
 
 
 def _live_feed(served: Served, gid: str, upto: int) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve  # noqa: F401 - fixture
+from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve, walk  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.redis
 
@@ -66,7 +66,7 @@ def play_with_refusals(served: Served, game: str, seed: int, every: int = 15) ->
                 assert error["rulings"], f"a rules refusal without ruling ids: {error}"
                 refusals.append((other, view["version"], error))
                 # and that seat (only) may read it in its own audit while the game runs
-                own = _ok(clients[other].get(f"/games/{gid}/audit", params={"seat": other}))
+                own = {"entries": walk(clients[other], f"/games/{gid}/audit", "entries", seat=other)}
                 assert own["entries"][-1]["code"] == error["code"]
                 assert own["entries"][-1]["rulings"] == error["rulings"]
                 assert all(e["command"]["seat"] == other for e in own["entries"])
@@ -94,7 +94,7 @@ def test_a_seat_reads_only_its_own_refusals_while_the_game_runs(served: Served) 
         refused = http.post(f"/games/{gid}/commands", json={"command": {"type": "Pass"}})
     assert refused.status_code in (409, 422)
     with served.http(tokens[1]) as own, served.http(tokens[2]) as other, served.http() as anyone:
-        mine = _ok(own.get(f"/games/{gid}/audit", params={"seat": 1}))
+        mine = {"entries": walk(own, f"/games/{gid}/audit", "entries", seat=1)}
         foreign = other.get(f"/games/{gid}/audit", params={"seat": 1})
         anonymous = anyone.get(f"/games/{gid}/audit", params={"seat": 1})
         whole = own.get(f"/games/{gid}/audit")
@@ -109,7 +109,7 @@ def test_a_seat_reads_only_its_own_refusals_while_the_game_runs(served: Served) 
 def test_the_audit_interleaves_refused_commands_with_the_events(served: Served, played: dict[str, Any]) -> None:
     gid, players = played["id"], played["players"]
     with served.http() as http:  # over: public
-        entries = _ok(http.get(f"/games/{gid}/audit"))["entries"]
+        entries = walk(http, f"/games/{gid}/audit", "entries")
     events = [e for e in entries if e["kind"] == "event"]
     refused = [e for e in entries if e["kind"] == "refusal"]
     # Then every event is there once, in order
@@ -135,7 +135,7 @@ def test_the_audit_interleaves_refused_commands_with_the_events(served: Served, 
 def test_the_audit_is_a_referees_text(served: Served, played: dict[str, Any]) -> None:
     gid = played["id"]
     with served.http() as http:
-        entries = _ok(http.get(f"/games/{gid}/audit"))["entries"]
+        entries = walk(http, f"/games/{gid}/audit", "entries")
     for entry in entries:
         # What the referee says: the sentence (a refusal quotes what its sender was told, addressed to him: that
         # quotation alone is left out), the explanation, the ruling texts and the command's label.
@@ -164,7 +164,7 @@ def test_a_shadow_old_age_death_is_worded_as_the_rounds_flow(served: Served) -> 
 
     play_http(served, created, seed=3)
     with served.http() as http:
-        entries = _ok(http.get(f"/games/{created['game_id']}/audit"))["entries"]
+        entries = walk(http, f"/games/{created['game_id']}/audit", "entries")
     deaths = [e for e in entries if e.get("event_type") == "AristocratDied" and e["event"]["cause"] == "old_age"]
     assert deaths
     # Then each is a flow event of the commit it came with, never "the command of ...: <its label>" as its cause

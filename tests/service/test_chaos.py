@@ -7,9 +7,9 @@ a second, as a real client after a timeout would. Meanwhile the rules worker is 
 (each time while commands are in flight, preferably while it holds commands it has read and not committed) and
 replaced by a new process under another worker id; the projection process is killed once too. Each new worker is
 let finish its take-over (the commands it claimed from the dead one) before it may be killed in turn: a command in
-flight at more than ``max_attempts`` crashes in a row is dead-lettered by design (services/bus/README.md,
-Guarantees), which is not what this test is about. Then the recorded games must hold exactly what the clients were
-told, and every read model must equal its rebuild from zero.
+flight at more than ``max_attempts`` crashes in a row is then decided alone (services/bus/README.md, Guarantees;
+tests/service/test_suspects.py), which is not what this test is about. Then the recorded games must hold exactly
+what the clients were told, and every read model must equal its rebuild from zero.
 
 The run is seeded (``THRONE_CHAOS_SEED``): the games, the commands and the pauses between kills repeat; where
 the kills land in the stream of commands does not, so the test asserts properties that must hold wherever they
@@ -402,7 +402,7 @@ def test_the_rules_worker_killed_again_and_again_under_load_loses_and_doubles_no
                     projection = procs.projections()
                 worker = procs.rules_worker(f"chaos-w{kill}")
                 # (Each new worker finishes taking over before it may be killed in turn: a command in flight at
-                # more than max_attempts crashes in a row is dead-lettered by design, as a poison pill.)
+                # more than max_attempts crashes in a row is decided alone, see tests/service/test_suspects.py.)
                 wait_for(lambda k=kill: taken_over(r, layout, f"chaos-w{k}"), seconds=300, every=0.01)
             time.sleep(1.0)  # the last worker serves the load a while too
             load.finish(GIVE_UP_S + 10)

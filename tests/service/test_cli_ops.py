@@ -297,3 +297,17 @@ def test_replay_audit_verify_on_a_game_played_through_redis(monkeypatch: pytest.
     assert cli.main(["verify", played.game_id]) == 0 and ": ok:" in out.getvalue()
     assert cli.main(["audit", played.game_id, "3"]) == 0
     assert cli.main(["replay", played.game_id, "--version", str(played.version)]) == 0
+
+
+def test_serve_gives_each_child_its_own_metrics_port_at_a_fixed_offset() -> None:
+    # Given serve's plan with a metrics base port, then each child is told its port: the documented offsets
+    specs = plan(Layout(shards=16), workers=3, metrics_port=9100)
+    ports = {s.name: int(s.args[s.args.index("--metrics-port") + 1]) for s in specs}
+    assert ports["gateway"] == 9100 and ports["bots"] == 9101 and ports["webhooks"] == 9102
+    assert ports["timer"] == 9103
+    assert [ports[f"rules-worker-{i}"] for i in range(3)] == [9120, 9121, 9122]
+    if "projections" in ports:  # its processes (one per read model) take 9110, 9111, ...
+        spec = next(s for s in specs if s.name == "projections")
+        assert ports["projections"] == 9110 and spec.args.index("--metrics-port") < spec.args.index("run")
+    # and without one, every child is told to serve none (an inherited THRONE_METRICS_PORT would collide)
+    assert all(s.args[s.args.index("--metrics-port") + 1] == "0" for s in plan(Layout(shards=16), workers=3))

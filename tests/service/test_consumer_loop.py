@@ -17,6 +17,9 @@ class _Log:
     def warning(self, event: str, **_: Any) -> None:
         self.lines.append(("warning", event))
 
+    def debug(self, event: str, **_: Any) -> None:
+        self.lines.append(("debug", event))
+
     def exception(self, event: str, **_: Any) -> None:
         self.lines.append(("exception", event))
 

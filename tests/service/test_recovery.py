@@ -183,10 +183,11 @@ def test_kill_9_mid_stream_then_restart_gives_the_uninterrupted_result(backend: 
         assert client.r.xpending(layout.cmds(s), GROUP)["pending"] == 0
 
 
-def test_entries_left_by_a_worker_that_died_repeatedly_go_to_the_dead_letters(backend: Backend) -> None:
-    # Given a command that a (ghost) worker read and died on, delivered 5 times already
+def _left_by_a_ghost(backend: Backend, seed: int) -> tuple[ServiceClient, list, bytes]:
+    """A game on shard 3 and two commands of it, the first read by a (ghost) worker and delivered 6 times in all
+    (workers died holding it); returns the client, the commands and the first one's entry id."""
     client = backend.client()
-    creates, commands = _games_on_shard(backend.layout, 3, 1, seed=300)
+    creates, commands = _games_on_shard(backend.layout, 3, 1, seed=seed)
     w = backend.worker([3], worker_id="w")
     client.submit_many(creates)
     w.run_until_idle()
@@ -195,8 +196,16 @@ def test_entries_left_by_a_worker_that_died_repeatedly_go_to_the_dead_letters(ba
     r = backend.make()
     key = backend.layout.cmds(3)
     got = r.xreadgroup(GROUP, "ghost", {key: ">"}, count=1)
-    poison_id = got[0][1][0][0]
-    r.xclaim(key, GROUP, "ghost", 0, [poison_id], retrycount=5)
+    suspect_id = got[0][1][0][0]
+    r.xclaim(key, GROUP, "ghost", 0, [suspect_id], retrycount=5)
+    return client, commands, suspect_id
+
+
+def test_a_command_that_killed_a_worker_when_decided_alone_goes_to_the_dead_letters(backend: Backend) -> None:
+    # Given a command delivered 6 times without an outcome, and the marker of a worker that died deciding it alone
+    client, commands, poison_id = _left_by_a_ghost(backend, seed=300)
+    r = backend.make()
+    r.hset(backend.layout.suspects(3), poison_id, "ghost")
 
     # When a worker takes the shard over
     fresh = backend.worker([3], worker_id="fresh")
@@ -206,10 +215,35 @@ def test_entries_left_by_a_worker_that_died_repeatedly_go_to_the_dead_letters(ba
     # Then the entry is a dead letter with its reason, its submitter is told, and the next command is served
     dead = r.xrange(backend.layout.dead(3))
     assert len(dead) == 1 and b"delivered 6 times" in dead[0][1][b"reason"]
+    assert b"killed worker ghost when decided alone" in dead[0][1][b"reason"]
     first = client.outcome_of(commands[0])
     assert first is not None and first.status == "dead_letter"
     second = client.outcome_of(commands[1])
     assert second is not None and second.rejection is not None and second.rejection.code == "stale_version"
+    # and the marker is gone
+    assert not r.exists(backend.layout.suspects(3))
+
+
+def test_a_command_workers_died_holding_is_decided_alone_and_committed_once(backend: Backend) -> None:
+    # Given a valid command delivered 6 times without an outcome (workers died while holding it in a batch: no
+    # marker of an isolated attempt)
+    client, commands, _ = _left_by_a_ghost(backend, seed=310)
+
+    # When a worker takes the shard over
+    fresh = backend.worker([3], worker_id="fresh")
+    time.sleep(0.01)
+    fresh.run_until_idle()
+
+    # Then it was decided alone and committed once, the next command after it, and nothing is dead-lettered
+    r = backend.make()
+    assert fresh.stats["suspects"] == 1
+    assert r.xlen(backend.layout.dead(3)) == 0
+    for cmd in commands[:2]:
+        got = client.outcome_of(cmd)
+        assert got is not None and got.accepted
+    ids = [e.command_id for e in client.read_events(commands[0].game_id)]
+    assert ids.count(commands[0].command_id) == 1 and ids.count(commands[1].command_id) == 1
+    assert not r.exists(backend.layout.suspects(3))
 
 
 def test_consumers_of_long_gone_workers_are_forgotten(backend: Backend) -> None:

@@ -10,12 +10,14 @@ module is imported (``--plugin tests.service.toy_game``, and the service tests' 
 
 For the crash test only: in a process with env TOY21_STALL_AT_TOTAL=N, deciding on a total >= N hangs, so the
 test can kill a worker that certainly holds commands it has read but not committed. Likewise
-TOY21_STALL_VIEW_AT_TOTAL=N hangs ``view`` (which the seat-feed projection calls) from a total of N on.
+TOY21_STALL_VIEW_AT_TOTAL=N hangs ``view`` (which the seat-feed projection calls) from a total of N on, and
+TOY21_DIE_AT_TOTAL=N kills the deciding process (SIGKILL) from a total of N on: a poison command.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -102,6 +104,9 @@ class ToyRules(GameRules[ToyState]):
         stall = os.environ.get("TOY21_STALL_AT_TOTAL")
         if stall and state.total >= int(stall):
             time.sleep(3600)
+        die = os.environ.get("TOY21_DIE_AT_TOTAL")
+        if die and state.players and state.total >= int(die):
+            os.kill(os.getpid(), signal.SIGKILL)  # a poison command: the process dies every time it decides it
         if not state.players:
             return Rejection(code="no_game", message="there is no game yet")
         if state.winner is not None:

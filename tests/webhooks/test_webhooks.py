@@ -104,7 +104,7 @@ def test_given_a_gateway_with_the_default_policy_when_a_private_url_is_registere
         game = new_game(served, "toy21", TOY)
         for url in ("http://127.0.0.1:8000/", "http://localhost/x", "http://10.0.0.5/", "http://[::1]/",
                     "http://169.254.169.254/latest/meta-data"):  # fmt: skip
-            error_of(register(served, game, 0, url), 422, "private_target")
+            error_of(register(served, game, 0, url), 403, "private_target")
         assert register(served, game, 0, "https://hooks.example.com/throne").status_code == 201
     finally:
         served.close()
@@ -321,5 +321,5 @@ def test_given_a_receiver_that_hangs_when_notices_are_due_then_the_other_receive
             release.set()
         # And once released, seat 0's receiver gets its turns too
         wait_for(lambda: set(slow.unique) >= {f"{gid}:0:turn:{v}" for v in versions[1::2]})
-        # And the per-host slots are forgotten once nobody waits for them
-        wait_for(lambda: len(hooks.deliverer._hosts) == 0)
+        # And the hosts' and seats' slots are forgotten once nobody waits for them
+        wait_for(lambda: len(hooks.deliverer.slots) == 0)

@@ -58,6 +58,22 @@ export async function api(path, { method = "GET", body, token, query } = {}) {
   return data;
 }
 
+/**
+ * Every entry of a paged read (``key``: "events" of /events, "entries" of /audit): page after page from
+ * ``after`` (default 0), following each page's ``next`` until it is null. Returns the last page with all the
+ * entries gathered under ``key``. A finished game's pages carry an ETag: the browser's cache revalidates them.
+ */
+export async function apiPages(path, key, { token, query } = {}) {
+  let after = (query && query.after) || 0;
+  const gathered = [];
+  for (;;) {
+    const page = await api(path, { token, query: { ...query, after } });
+    gathered.push(...(page[key] || []));
+    if (page.next === null || page.next === undefined || page.next <= after) return { ...page, [key]: gathered };
+    after = page.next;
+  }
+}
+
 /** A board picture (SVG) as an object URL for an <img>, fetched with the seat's token when it is a seat's. */
 export async function boardUrl(gameId, { seat, version, token } = {}) {
   const url = new URL(`/games/${encodeURIComponent(gameId)}/board.svg`, location.origin);

@@ -7,7 +7,7 @@
 //                            /audit/G     why each event happened (once the game is over)
 // A link #/play/G/S?token=T stores T on this device and drops it from the address bar.
 
-import { api, ApiError, boardUrl, Feed, tokens } from "./api.js";
+import { api, apiPages, ApiError, boardUrl, Feed, tokens } from "./api.js";
 
 const main = document.getElementById("main");
 let cleanup = [];
@@ -566,7 +566,7 @@ async function replayPage(gameId, seatParam, versionParam) {
   show(Number(slider.value));
   // Chapters: the events that start a round or a phase (whatever the game calls them), from the public events.
   try {
-    const events = await api(`/games/${gameId}/events`, { query: { after: 0 } });
+    const events = await apiPages(`/games/${gameId}/events`, "events", { query: { after: 0, limit: 200 } });
     for (const e of events.events) {
       const type = e.event && e.event.type;
       if (type && /(Round|Phase)(Started|Began|Start)$/.test(type)) chapters.append(h("option", { value: e.version }, `${e.version}: ${e.text || type}`));
@@ -613,7 +613,7 @@ async function auditPage(gameId, versionParam) {
   let summary, audit;
   try {
     summary = await api(`/games/${gameId}`);
-    audit = await api(`/games/${gameId}/audit`);
+    audit = await apiPages(`/games/${gameId}/audit`, "entries", { query: { limit: 100 } });
   } catch (err) {
     clear(main, h("h1", {}, `Audit of game ${short(gameId)}`), h("p", { class: "error" }, errorText(err)),
       h("p", {}, h("a", { href: `#/watch/${gameId}` }, "Watch it"), " · ", h("a", { href: `#/replay/${gameId}` }, "Replay it")));
