@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# `make test`: the suite on one pytest-xdist worker per core; e.g. `make test TEST_WORKERS=1`, or
+# `make test PYTEST_ARGS="tests/gateway --durations=20"` for a part of it.
+TEST_WORKERS ?= auto
+PYTEST_ARGS ?=
 
 .PHONY: demo test bench lint schemas clean browser
 
@@ -37,7 +41,7 @@ test: $(STAMP) browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) -m services.bench

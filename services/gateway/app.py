@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import anyio.to_thread
@@ -74,6 +75,7 @@ def create_app(
     cors_origins: Sequence[str] | None = None,
     board_links: BoardLinks | None = None,
     seat_key: bytes | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> FastAPI:
     """The gateway application over ``client`` (synchronous Redis) and ``layout``.
 
@@ -86,7 +88,7 @@ def create_app(
     else none; see :mod:`services.gateway.cors`). ``board_links``: signs and checks board links (default: the
     key of env ``THRONE_LINK_KEY``, else a random one; see :mod:`services.gateway.boardlinks`).
     ``seat_key``: the key open seats' tokens are derived with (default: ``THRONE_SEAT_KEY``, see
-    services/gateway/lobby.py).
+    services/gateway/lobby.py). ``clock``: the rate limits' clock in seconds (tests drive it by hand).
     """
     layout = layout or Layout.from_env()
     limits = limits or Limits()
@@ -145,8 +147,8 @@ def create_app(
     app.add_middleware(BodySizeLimit, max_body=limits.max_body)  # type: ignore[arg-type]
     app.add_middleware(
         RateLimit,  # type: ignore[arg-type]
-        buckets=TokenBuckets(limits.rate, limits.burst, limits.max_keys),
-        addresses=TokenBuckets(limits.address_rate, limits.address_burst, limits.max_keys),
+        buckets=TokenBuckets(limits.rate, limits.burst, limits.max_keys, clock=clock),
+        addresses=TokenBuckets(limits.address_rate, limits.address_burst, limits.max_keys, clock=clock),
         exempt=("/health",),
         budget=budget,
     )

@@ -153,6 +153,48 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class Shown:
+    """What one JSON-ready output shows, indexed once, so that many secrets are checked against it cheaply:
+    ``shows(secret)`` is ``json_shows(value, secret)``, by set lookups for scalar secrets (the walk for others)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.leaves: set[tuple[type, Any]] = set()
+        """Every scalar leaf, with its type (1 is not True)."""
+        self.held: set[tuple[str, Any, tuple[type, Any]]] = set()
+        """(key, seat, value): ``key`` holding ``value`` in an object of ``seat``, or as item ``seat`` of a list."""
+        self._index(value)
+
+    def _index(self, value: Any) -> None:
+        if isinstance(value, dict):
+            seat = value.get("seat")
+            for key, held in value.items():
+                if isinstance(held, list):
+                    for i, item in enumerate(held):
+                        if type(item) in _SCALARS:
+                            self.held.add((key, i, (type(item), item)))
+                elif "seat" in value and type(held) in _SCALARS and type(seat) in _SCALARS:
+                    self.held.add((key, seat, (type(held), held)))
+                self._index(held)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                self._index(item)
+        else:
+            self.leaves.add((type(value), value))
+
+    def shows(self, secret: Secret) -> bool:
+        """Whether the output shows ``secret`` (see :func:`json_shows`)."""
+        if type(secret.value) not in _SCALARS:
+            return json_shows(self.value, secret)
+        typed = (type(secret.value), secret.value)
+        if secret.key is None:
+            return typed in self.leaves
+        return (secret.key, secret.owner, typed) in self.held
+
+
 def text_shows(text: str, secret: Secret) -> bool:
     """Whether ``text`` shows ``secret`` (only secrets with a distinctive ``text`` are searched)."""
     return secret.text is not None and secret.text in text

@@ -15,17 +15,18 @@ from typing import Any
 
 from services.rules.contract import GamePlugin, Secret
 from tests.conformance.conftest import games_of
-from tests.conformance.harness import as_json, json_shows, text_shows
+from tests.conformance.harness import Shown, as_json, text_shows
 
 
 def leaks(outputs: list[Any], texts: list[str], secrets: list[Secret], reader: int | None) -> list[str]:
     """The secrets of seats other than ``reader`` that the outputs show."""
     found = []
+    shown = [Shown(as_json(value)) for value in outputs]  # indexed once, asked for every secret
     for secret in secrets:
         if secret.owner == reader:
             continue
-        for i, value in enumerate(outputs):
-            if json_shows(as_json(value), secret):
+        for i, output in enumerate(shown):
+            if output.shows(secret):
                 found.append(f"JSON output {i} shows {secret}")
         found += [f"text shows {secret}" for text in texts if text_shows(text, secret)]
     return found

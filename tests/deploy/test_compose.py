@@ -139,7 +139,7 @@ def test_the_compose_redis_command_starts_a_real_server_with_aof(compose: dict[s
         assert r.config_get("appendonly")["appendonly"] == "yes"
         assert r.config_get("dir")["dir"] == str(root / "data")
         r.set("k", "v")
-        wait_for(lambda: any((root / "data" / "appendonly").glob("throne.aof*")), seconds=10)
+        wait_for(lambda: any((root / "data" / "appendonly").glob("throne.aof*")), seconds=60)
     finally:
         proc.terminate()
         proc.wait(10)

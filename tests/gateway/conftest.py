@@ -5,10 +5,11 @@ gateway served by uvicorn on a free loopback port in a thread, reached with real
 from __future__ import annotations
 
 import os
+import queue
+import re
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -27,7 +28,8 @@ from services.gateway.app import create_app
 from services.gateway.limits import Limits
 from services.gateway.protocol import server_config
 from services.worker.rules_worker import RulesWorker
-from tests.service.conftest import FAST, ROOT, _quiet_logs, free_port, redis_url  # noqa: F401 - fixtures
+from tests.service.conftest import FAST, ROOT, _quiet_logs, bound_socket, free_port, redis_url  # noqa: F401 - fixtures
+from tests.waiting import patient, wait_until
 
 # High enough that only the rate-limit tests meet the limit.
 OPEN = Limits(
@@ -45,13 +47,14 @@ class Served:
     layout: Layout
     redis: redis.Redis
     server: uvicorn.Server
+    app: Any
     threads: list[threading.Thread] = field(default_factory=list)
     stops: list[Callable[[], None]] = field(default_factory=list)
 
     def http(self, token: str | None = None, **kw: Any) -> httpx.Client:
         """An HTTP client on the gateway (with the seat token as bearer when given)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.base_url, headers=headers, timeout=15, **kw)
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=patient(60), **kw)
 
     def close(self) -> None:
         """Stop the server and the worker."""
@@ -70,9 +73,10 @@ def serve(
     layout = Layout(prefix=f"g{uuid.uuid4().hex[:8]}", shards=4)
     client = redis.Redis.from_url(url)
     app = create_app(client, layout, limits=limits, **app_kw)
-    port = free_port()
+    sock = bound_socket()  # bound here, handed to uvicorn: no other process can take the port meanwhile
+    port = sock.getsockname()[1]
     server = uvicorn.Server(server_config(app, "127.0.0.1", port, limits, log_level="warning", access_log=False))
-    served = Served(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", layout, client, server)
+    served = Served(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", layout, client, server, app)
     if worker:
         rules = RulesWorker(redis.Redis.from_url(url), range(layout.shards), layout=layout, config=FAST)
         stop = threading.Event()
@@ -97,15 +101,16 @@ def serve(
         t.start()
         served.threads.append(t)
         served.stops.append(stop.set)
-    t = threading.Thread(target=server.run, daemon=True, name="gateway")
+    t = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="gateway")
     t.start()
     served.threads.append(t)
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not t.is_alive():
-            served.close()
+    try:
+        wait_until(lambda: server.started or not t.is_alive(), deadline=60, every=0.01, what="the gateway's start")
+        if not server.started:
             raise RuntimeError("the gateway did not start")
-        time.sleep(0.01)
+    except BaseException:
+        served.close()
+        raise
     return served
 
 
@@ -158,25 +163,41 @@ def game_version(served: Served, game_id: str) -> int:
 
 def spawn_gateway(*args: str) -> tuple[subprocess.Popen[bytes], str]:
     """``python -m services.gateway`` as a process of its own (with the toy21 game); returns it and its
-    ``host:port`` once ``/health`` answers."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "services.gateway", "--port", str(port), "--plugin", "tests.service.toy_game",
+    ``host:port`` once it listens. It binds a port the kernel picks (``--port 0``) and says which on its first
+    line of output: no other process can take the port between picking and binding."""
+    cmd = [sys.executable, "-m", "services.gateway", "--port", "0", "--plugin", "tests.service.toy_game",
            "--log-level", "warning", *args]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-    base = f"127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"http://{base}/health", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.TransportError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise RuntimeError("the gateway process did not start")
-        time.sleep(0.05)
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE)
+    lines: queue.Queue[bytes] = queue.Queue()
+
+    def drain() -> None:  # read every line, so that the process never blocks on a full pipe
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(b"")
+
+    threading.Thread(target=drain, daemon=True, name="gateway-stdout").start()
+    try:
+        first = lines.get(timeout=patient(60))
+    except queue.Empty:
+        first = b""
+    found = re.search(rb"listening on http://(\S+?)[\s/]", first)
+    if not found:
+        proc.kill()
+        proc.wait(10)
+        raise RuntimeError(f"the gateway process did not start: {first!r}")
+    base = found.group(1).decode()
+    wait_until(lambda: _healthy(base), deadline=60, every=0.05, what="the gateway's /health")
+    return proc, base
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return httpx.get(f"http://{base}/health", timeout=5).status_code == 200
+    except httpx.TransportError:
+        return False
 
 
 def walk(http: httpx.Client, path: str, key: str = "events", **params: Any) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from services.rules.registry import get_game
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve  # noqa: F401 - fixture
 from tests.gateway.folding import folded
+from tests.waiting import patient
 
 SHADOW = get_game("shadow")
 BARRACKS = get_game("barracks")
@@ -160,7 +161,7 @@ def test_a_person_chats_a_whole_game_against_a_bot_seat(redis_url: str) -> None:
         rng = random.Random(71)
         with served.http(created["seats"][0]["token"]) as chat:
             # When the person answers each menu with a number whenever it is their turn
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + patient(300)
             while True:
                 look = chat.post(f"/games/{gid}/chat", json={"text": "board"}).json()
                 if look["over"]:

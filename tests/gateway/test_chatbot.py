@@ -20,6 +20,7 @@ from services.chatbot.client import GatewayClient
 from services.chatbot.console import run
 from tests.gateway.conftest import Served, redis_url, serve  # noqa: F401 - fixture
 from tests.service.conftest import ROOT
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -126,7 +127,7 @@ def _console(cmd: list[str], env: dict[str, str], moves: int) -> tuple[str, int]
     threading.Thread(target=read, daemon=True).start()
     out: list[str] = []
     answered = 0
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + patient(300)
     block: list[str] = []
     try:
         while time.monotonic() < deadline:

@@ -12,6 +12,7 @@ from websockets.sync.client import connect
 
 from services.timer.timer import ClockTimer
 from tests.gateway.conftest import Served, redis_url, serve  # noqa: F401 - fixture
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -85,14 +86,14 @@ def test_given_a_seat_feed_when_the_timer_finds_a_clock_low_then_the_feed_tells_
     with connect(f"{served.ws_url}/games/{gid}/seats/{1 - seat}/feed?after=0", additional_headers=headers) as ws:
         # Given the other seat's feed has caught up with the game
         version = created["version"]
-        while orjson.loads(ws.recv(timeout=20)).get("version") != version:
+        while orjson.loads(ws.recv(timeout=patient(60))).get("version") != version:
             pass
         # When a timer whose clock is 59 minutes on finds the awaited seat's bank under its low mark (60 s)
         timer = ClockTimer(served.redis, range(served.layout.shards), layout=served.layout)
         shard = served.layout.shard_of(gid)
         assert timer.handle(shard, gid, int(time.time() * 1000) + 3_550_000) == "notice"
         # Then every feed of the game is told, with the seat and its time left
-        message = orjson.loads(ws.recv(timeout=20))
+        message = orjson.loads(ws.recv(timeout=patient(60)))
     assert message["kind"] == "clock_low" and message["seat"] == seat and message["version"] == version
     assert 0 < message["remaining_ms"] <= 60_000
 

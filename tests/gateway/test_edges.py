@@ -14,6 +14,7 @@ from websockets.sync.client import connect
 from services.bus.envelope import CreateEnvelope
 from services.client import ServiceClient
 from tests.gateway.conftest import Served, error_of, game_version, new_game
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -69,9 +70,9 @@ def test_integers_beyond_64_bits_are_refused_everywhere(gateway: Served, game: d
 def test_a_feed_after_a_bad_version_gets_a_typed_close(gateway: Served, game: dict[str, Any], after: str) -> None:
     # When a feed asks for the events after a version the game does not have, or that is no version at all
     with connect(f"{gateway.ws_url}/games/{game['id']}/feed?after={quote(after)}", open_timeout=10) as ws:
-        message = orjson.loads(ws.recv(timeout=10))
+        message = orjson.loads(ws.recv(timeout=patient(60)))
         with pytest.raises(ConnectionClosed) as closed:
-            ws.recv(timeout=10)
+            ws.recv(timeout=patient(60))
     # Then it gets a typed error and a close frame 4400
     assert message["error"]["code"] == "bad_request"
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +17,7 @@ from services.client import ServiceClient
 from services.gateway.limits import Limits
 from services.worker.rules_worker import RulesWorker
 from tests.gateway.conftest import OPEN, Served, error_of, game_version, new_game, serve
+from tests.waiting import ManualClock
 
 pytestmark = pytest.mark.redis
 
@@ -120,8 +120,10 @@ def _error_any(response: httpx.Response, status: int) -> dict[str, Any]:
 
 
 def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
-    # Given a gateway allowing bursts of 3 requests and 1 per second after that
-    served = serve(redis_url, limits=Limits(rate=1.0, burst=3), worker=False)
+    # Given a gateway allowing bursts of 3 requests and 1 per second after that, on a clock that stands still
+    # until the test moves it (however slow the machine, the 4 requests fall within one second)
+    clock = ManualClock()
+    served = serve(redis_url, limits=Limits(rate=1.0, burst=3), worker=False, clock=clock)
     try:
         with served.http("token-a") as a, served.http("token-b") as b:
             # When one token sends 4 requests at once
@@ -138,16 +140,20 @@ def test_requests_over_the_rate_are_refused_per_token(redis_url: str) -> None:
                 connect(f"{served.ws_url}/games/x/feed", additional_headers={"Authorization": "Bearer token-a"})
             assert refused_ws.value.response.status_code == 429
             assert orjson.loads(refused_ws.value.response.body)["error"]["code"] == "rate_limited"
-            # And the token may go on once its bucket refilled
-            time.sleep(1.1)
+            # And the token may go on once its bucket refilled (a second later), for one request
+            clock.advance(1.0)
             assert a.get("/games/nosuchgame").status_code == 404
+            error_of(a.get("/games/nosuchgame"), 429, "rate_limited")
     finally:
         served.close()
 
 
 def test_made_up_tokens_do_not_escape_the_rate_of_their_address(redis_url: str) -> None:
-    # Given a gateway allowing each token plenty, but each client address 3 requests at once
-    served = serve(redis_url, limits=Limits(rate=100, burst=100, address_rate=1.0, address_burst=3), worker=False)
+    # Given a gateway allowing each token plenty, but each client address 3 requests at once (and 1 per second
+    # after that), on a clock that stands still until the test moves it
+    clock = ManualClock()
+    limits = Limits(rate=100, burst=100, address_rate=1.0, address_burst=3)
+    served = serve(redis_url, limits=limits, worker=False, clock=clock)
     try:
         # When one client sends a new made-up token with every request
         codes = []
@@ -156,6 +162,13 @@ def test_made_up_tokens_do_not_escape_the_rate_of_their_address(redis_url: str) 
                 codes.append(http.get("/games/nosuchgame").status_code)
         # Then its address runs dry all the same
         assert codes == [404, 404, 404, 429]
+        # And it gets one more request a second later
+        clock.advance(1.0)
+        codes = []
+        for i in range(4, 6):
+            with served.http(f"made-up-{i}") as http:
+                codes.append(http.get("/games/nosuchgame").status_code)
+        assert codes == [404, 429]
     finally:
         served.close()
 

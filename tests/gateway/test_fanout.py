@@ -15,6 +15,7 @@ from services.bus.keys import Layout
 from services.gateway.errors import ApiError
 from services.gateway.fanout import FeedHub
 from tests.service.conftest import redis_url  # noqa: F401 - fixture
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -46,7 +47,7 @@ class _Store:
 
 
 async def _queued(queue: asyncio.Queue[Any], count: int) -> list[int]:
-    return [(await asyncio.wait_for(queue.get(), 5))[1][0] for _ in range(count)]
+    return [(await asyncio.wait_for(queue.get(), patient(30)))[1][0] for _ in range(count)]
 
 
 def _hub(url: str, **kw: Any) -> tuple[FeedHub, _Store]:
@@ -158,4 +159,4 @@ def test_an_idle_read_of_the_hub_ends_before_its_clients_socket_timeout(redis_ur
         await hub.aclose()
         await r.aclose()
 
-    asyncio.run(asyncio.wait_for(scenario(), 30))
+    asyncio.run(asyncio.wait_for(scenario(), patient(120)))

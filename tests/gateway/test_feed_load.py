@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +16,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.gateway.conftest import OPEN, Served, new_game, serve
+from tests.service.conftest import redis_server
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -22,10 +25,10 @@ FEEDS = 150
 
 
 async def _open(served: Served, path: str) -> ClientConnection:
-    return await connect(served.ws_url + path, open_timeout=20, max_queue=None)
+    return await connect(served.ws_url + path, open_timeout=patient(60), max_queue=None)
 
 
-async def _read_to_close(ws: ClientConnection, timeout: float = 30) -> tuple[list[dict[str, Any]], int | None]:
+async def _read_to_close(ws: ClientConnection, timeout: float = patient(60)) -> tuple[list[dict[str, Any]], int | None]:
     """Every message until the server closes, and the close code it sent (None: dropped without a close frame)."""
     messages = []
     try:
@@ -37,7 +40,7 @@ async def _read_to_close(ws: ClientConnection, timeout: float = 30) -> tuple[lis
 
 
 async def _first(ws: ClientConnection) -> dict[str, Any]:
-    return orjson.loads(await asyncio.wait_for(ws.recv(), 20))  # type: ignore[no-any-return]
+    return orjson.loads(await asyncio.wait_for(ws.recv(), patient(60)))  # type: ignore[no-any-return]
 
 
 async def _play(http: httpx.AsyncClient, gid: str, tokens: list[str], moves: int) -> list[int]:
@@ -54,19 +57,21 @@ async def _play(http: httpx.AsyncClient, gid: str, tokens: list[str], moves: int
     return statuses
 
 
-def test_many_idle_feeds_do_not_starve_commands_and_feeds_over_the_cap_get_a_close_frame(redis_url: str) -> None:
-    # Given a gateway that serves at most FEEDS + 10 feeds, and a fresh game of toy21 (first to 21 wins)
-    served = serve(redis_url, limits=dataclasses.replace(OPEN, feeds_per_address=10_000, feeds_total=FEEDS + 10))
-    try:
-        created = new_game(served, game="toy21", players=("A", "B"))
-        gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
-        asyncio.run(_flood(served, gid, tokens))
-    finally:
-        served.close()
+def test_many_idle_feeds_do_not_starve_commands_and_feeds_over_the_cap_get_a_close_frame(tmp_path: Path) -> None:
+    # Given a gateway that serves at most FEEDS + 10 feeds, alone on a redis-server of this test's own (so that
+    # it alone makes the connections counted below), and a fresh game of toy21 (first to 21 wins)
+    with redis_server(tmp_path) as own:
+        served = serve(own.url, limits=dataclasses.replace(OPEN, feeds_per_address=10_000, feeds_total=FEEDS + 10))
+        try:
+            created = new_game(served, game="toy21", players=("A", "B"))
+            gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+            asyncio.run(_flood(served, gid, tokens))
+        finally:
+            served.close()
 
 
 async def _flood(served: Served, gid: str, tokens: list[str]) -> None:
-    async with httpx.AsyncClient(base_url=served.base_url, timeout=15) as http:
+    async with httpx.AsyncClient(base_url=served.base_url, timeout=patient(60)) as http:
         assert (await http.get("/health")).status_code == 200
         clients_before = served.redis.info("clients")["connected_clients"]
         # When FEEDS spectator feeds are opened at once and each has read the backlog
@@ -141,7 +146,7 @@ def test_a_feed_that_falls_too_far_behind_is_closed_and_resumes_with_after(redis
         gid, tokens = created["game_id"], [s["token"] for s in created["seats"]]
 
         async def scenario() -> None:
-            async with httpx.AsyncClient(base_url=served.base_url, timeout=15) as http:
+            async with httpx.AsyncClient(base_url=served.base_url, timeout=patient(60)) as http:
                 assert await _play(http, gid, tokens, 6) == [200] * 6  # total 18
                 ws = await _open(served, f"/games/{gid}/feed?after=0")
                 backlog = [await _first(ws) for _ in range(7)]

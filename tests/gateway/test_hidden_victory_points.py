@@ -13,6 +13,7 @@ from websockets.sync.client import connect
 from services.store import eventstore
 from tests.gateway.bots import HttpGame, play_http
 from tests.gateway.conftest import Served, game_version, walk
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -31,7 +32,7 @@ def _live_feed(served: Served, gid: str, upto: int) -> list[dict[str, Any]]:
     got: list[dict[str, Any]] = []
     with connect(f"{served.ws_url}/games/{gid}/feed?after=0", open_timeout=10) as ws:
         while True:
-            message = orjson.loads(ws.recv(timeout=20))
+            message = orjson.loads(ws.recv(timeout=patient(60)))
             got.append(message)
             if message.get("version", 0) >= upto or message.get("kind") == "over":
                 return got

@@ -16,6 +16,7 @@ import pytest
 from services.bus.keys import Layout
 from tests.gateway.conftest import spawn_gateway
 from tests.service.conftest import redis_url  # noqa: F401 - fixture
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -40,7 +41,9 @@ def address(redis_url: str) -> Iterator[tuple[str, int]]:  # noqa: F811 - the im
 
 
 def _connect(address: tuple[str, int]) -> socket.socket:
-    sock = socket.create_connection(address, timeout=10)
+    # A connection the server held open would end the test with a socket timeout: a generous bound on a hang
+    # (the server's read deadline is 1 s), not a speed figure.
+    sock = socket.create_connection(address, timeout=patient(60))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
 
@@ -110,15 +113,14 @@ def test_a_body_shorter_than_its_length_does_not_hold_the_connection(address: tu
                         b"Content-Length: 100\r\n\r\n" + b'{"game": "')  # fmt: skip
         raw = _read_to_close(sock)
         waited = time.monotonic() - started
-    # Then after the read deadline it gets a typed 408 and the connection is closed
+    # Then (not before the read deadline) it gets a typed 408 and the connection is closed
     _typed(raw, 408, "request_timeout")
-    assert READ_TIMEOUT - 0.1 <= waited < READ_TIMEOUT + 2
+    assert waited >= READ_TIMEOUT - 0.1
 
 
 def test_a_slow_head_or_a_silent_connection_does_not_hold_it(address: tuple[str, int]) -> None:
     # When a client sends its head a few bytes at a time, each well within any idle timeout
     with _connect(address) as sock:
-        started = time.monotonic()
         try:
             for piece in (b"GET /health HTTP/1.1\r\n", b"Host: x\r\n", b"X-A: 1\r\n", b"X-B: 2\r\n", b"X-C: 3\r\n"):
                 sock.sendall(piece)
@@ -126,14 +128,13 @@ def test_a_slow_head_or_a_silent_connection_does_not_hold_it(address: tuple[str,
         except (BrokenPipeError, ConnectionResetError):
             pass
         raw = _read_to_close(sock)
-    # Then the deadline counts from its first byte: 408, closed
+    # Then the deadline counts from its first byte: 408, closed (an idle timeout would never end this head)
     _typed(raw, 408, "request_timeout")
-    assert time.monotonic() - started < READ_TIMEOUT + 2
     # When a client connects and sends nothing, then the connection is closed after the deadline
     with _connect(address) as sock:
         started = time.monotonic()
         assert _read_to_close(sock) == b""
-        assert READ_TIMEOUT - 0.1 <= time.monotonic() - started < READ_TIMEOUT + 2
+        assert time.monotonic() - started >= READ_TIMEOUT - 0.1
 
 
 def test_a_request_served_in_time_keeps_its_connection(address: tuple[str, int]) -> None:

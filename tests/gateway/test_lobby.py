@@ -11,6 +11,7 @@ import pytest
 from services.bus.envelope import hash_token
 from services.store.meta import GameMeta
 from tests.gateway.conftest import Served, error_of, serve
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -166,7 +167,7 @@ def test_a_player_who_leaves_is_replaced_by_a_bot_and_can_no_longer_command(lobb
     listed = {g["game_id"]: g for g in _list(lobby, limit=50)["games"]}
     assert all(s["left"] and s["bot"] == "heuristic" for s in listed[gid]["seats"])
     # And the bots play the game to its end
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + patient(300)
     over = False
     while time.monotonic() < deadline and not over:
         with lobby.http() as http:

@@ -16,6 +16,7 @@ from services.store import eventstore
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, game_version, new_game
 from tests.gateway.folding import folded
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -32,7 +33,7 @@ def _read(ws: ClientConnection, upto: int, turn: bool) -> list[dict[str, Any]]:
     """Messages until the event at ``upto`` (and, when ``turn``, the turn message after it)."""
     got: list[dict[str, Any]] = []
     while True:
-        message = orjson.loads(ws.recv(timeout=20))
+        message = orjson.loads(ws.recv(timeout=patient(60)))
         got.append(message)
         if message["kind"] == "turn" or (not turn and message.get("version", 0) >= upto):
             return got

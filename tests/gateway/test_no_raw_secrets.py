@@ -117,7 +117,7 @@ def test_given_games_played_every_way_then_no_raw_token_is_in_redis_its_aof_or_t
                 assert client.send(game.game_id, i % 2, game.tokens[i % 2], {"type": "Add", "amount": amount}).accepted
             # and the bots finish their game
             shadow = bots_only.json()["game_id"]
-            wait_for(lambda: (client.game_info(shadow) or {}).get("status") == "over", seconds=120, every=0.2)
+            wait_for(lambda: (client.game_info(shadow) or {}).get("status") == "over", seconds=300, every=0.2)
         finally:
             served.close()
             configure("warning")

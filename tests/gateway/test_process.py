@@ -19,6 +19,7 @@ from websockets.sync.client import connect
 from services.bus.keys import Layout
 from tests.gateway.conftest import spawn_gateway
 from tests.service.conftest import ROOT, redis_url, spawn_worker  # noqa: F401 - fixture
+from tests.waiting import patient
 
 
 @pytest.fixture(params=["redis", "embedded"])
@@ -62,7 +63,7 @@ def test_a_gateway_process_serves_a_game_and_its_feed(gateway_process: str) -> N
                 assert sent.status_code == 200, sent.text
             messages = []
             while not messages or messages[-1]["kind"] != "over":
-                messages.append(orjson.loads(ws.recv(timeout=10)))
+                messages.append(orjson.loads(ws.recv(timeout=patient(60))))
     # Then the feed carried every event live, seat 1's turns, and the end
     assert [m["version"] for m in messages if m["kind"] == "event"] == list(range(1, summary["version"] + 1))
     assert {m["kind"] for m in messages[:-1]} == {"event", "turn"}
@@ -83,12 +84,12 @@ def test_given_the_embedded_default_when_a_game_has_bot_seats_then_the_bots_play
             assert r.status_code == 201, r.text
             gid = r.json()["game_id"]
             # When nobody else sends anything
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + patient(300)
             while not http.get(f"/games/{gid}").json()["over"]:
                 assert time.monotonic() < deadline, "the bots did not finish the game"
                 time.sleep(0.2)
             # Then the game ended and the scoreboard read model shows its winners
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + patient(60)
             while (board := http.get(f"/games/{gid}/scoreboard")).json().get("winners") is None:
                 assert time.monotonic() < deadline, board.text
                 time.sleep(0.1)
@@ -114,7 +115,7 @@ def test_a_gateway_process_says_where_it_listens_and_which_origins_it_allows(red
         url = match.group(1)
         assert int(match.group(2)) > 0
         # and that URL answers
-        assert httpx.get(f"{url}/health", timeout=5).status_code == 200
+        assert httpx.get(f"{url}/health", timeout=patient(30)).status_code == 200
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=15)

@@ -12,6 +12,7 @@ import pytest
 
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve, walk  # noqa: F401 - fixture
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -40,9 +41,9 @@ def _ok(response: httpx.Response) -> Any:
     return response.json()
 
 
-def _eventually(fetch: Any, ready: Any, seconds: float = 10.0) -> Any:
+def _eventually(fetch: Any, ready: Any, seconds: float = 60.0) -> Any:
     """``fetch()`` until ``ready(value)``: projections follow the event feed, a moment behind."""
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + patient(seconds)
     while True:
         value = fetch()
         if ready(value) or time.monotonic() > deadline:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from pathlib import Path
 
 import httpx
@@ -13,6 +12,7 @@ import pytest
 
 from tests.gateway.conftest import error_of, new_game, serve
 from tests.service.conftest import redis_server
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.redis
 
@@ -50,20 +50,19 @@ def test_given_redis_out_of_memory_or_frozen_then_requests_get_503_with_retry_af
                 # When Redis stops answering at all (the process frozen)
                 os.kill(server.proc.pid, signal.SIGSTOP)
                 try:
-                    started = time.monotonic()
-                    # Then reads, commands and outcome lookups are 503 too, after about the socket timeout
+                    # Then reads, commands and outcome lookups are 503 too, after about the socket timeout (not
+                    # a hang: the test's HTTP client would give up first)
                     _unavailable(http.get(f"/games/{gid}"))
                     _unavailable(http.get(f"/games/{gid}/seats/0/view"))
                     _unavailable(http.post(f"/games/{gid}/commands", json=ADD))
                     _unavailable(http.get(f"/games/{gid}/commands/after-oom"))
-                    assert time.monotonic() - started < 15
                 finally:
                     os.kill(server.proc.pid, signal.SIGCONT)
             # and once it answers again, the game is served as before
             with served.http() as http:
-                deadline = time.monotonic() + 20
-                while (summary := http.get(f"/games/{gid}")).status_code != 200 and time.monotonic() < deadline:
-                    time.sleep(0.1)
-                assert summary.status_code == 200 and summary.json()["version"] == first.json()["version"]
+                summary = wait_until(
+                    lambda: (got := http.get(f"/games/{gid}")).status_code == 200 and got, every=0.1, what="a 200"
+                )
+                assert summary.json()["version"] == first.json()["version"]
         finally:
             served.close()

@@ -26,6 +26,7 @@ from services.rules.registry import get_game
 from services.store.repository import GameRepository
 from tests.conformance.harness import json_shows, text_shows
 from tests.gateway.conftest import Served, serve
+from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
 
@@ -276,7 +277,7 @@ def test_a_whole_game_is_played_replayed_and_audited_in_the_browser_without_the_
     assert refused.status_code == 409, refused.text
     moves = secrets_checked = 0
     shot_taken = False
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + patient(600)
     while True:
         assert time.monotonic() < deadline, "the game did not end in time"
         banner = driver.execute_script("return document.getElementById('turn').textContent")
@@ -462,7 +463,7 @@ def test_a_barracks_seat_page_never_holds_another_seats_hand(browser: Any, site:
 
     # When the seat plays its first turns through the page (the first round: every hand dealt from the deck)
     checked = turns = 0
-    deadline = time.monotonic() + 300
+    deadline = time.monotonic() + patient(300)
     while turns < 8:
         assert time.monotonic() < deadline, "the seat's turns did not come"
         banner = driver.execute_script("return document.getElementById('turn').textContent")

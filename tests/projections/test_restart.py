@@ -84,7 +84,7 @@ def test_kill_9_mid_stream_then_restart_loses_and_doubles_nothing(backend: Backe
     # (the feed model hangs once a toy game's total reaches 12: it dies holding entries it read)
     first = spawn_projections(url, layout, env={"TOY21_STALL_VIEW_AT_TOTAL": "12"})
     try:
-        wait_for(lambda: all(_has_group(r, layout, s, m) for s in range(4) for m in MODELS), seconds=30)
+        wait_for(lambda: all(_has_group(r, layout, s, m) for s in range(4) for m in MODELS), seconds=60)
         creates, commands = scripted_batch(12, seed=17, player_ids=True)
         client.submit_many(creates)
         worker.run_until_idle()
@@ -151,7 +151,7 @@ def test_run_spreads_the_models_over_processes_and_stops_them_all(redis_url: str
         proc.proc.terminate()
         assert proc.proc.wait(30) == 0
     for pid in children:
-        wait_for(lambda pid=pid: not os.path.exists(f"/proc/{pid}") or "zombie" in _state(pid), seconds=10)
+        wait_for(lambda pid=pid: not os.path.exists(f"/proc/{pid}") or "zombie" in _state(pid), seconds=60)
     for key in r.scan_iter(match=f"{layout.prefix}:*"):
         r.unlink(key)
 

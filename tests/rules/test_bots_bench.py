@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from services import bench
 from services.rules.registry import get_game
 from services.rules.shadow.bots import bench as bots_bench
@@ -18,8 +20,12 @@ def test_given_the_bench_of_shadow_when_its_sections_are_listed_then_the_heurist
     assert all(s.__module__ != "services.rules.shadow.plugin" for s in bench.optional_sections())
 
 
-def test_given_a_quick_bench_context_when_the_bots_section_runs_then_it_prints_and_returns_the_win_rate() -> None:
-    # Given a quick context (as `throne bench --quick` makes)
+def test_given_a_quick_bench_context_when_the_bots_section_runs_then_it_prints_and_returns_the_win_rate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a quick context (as `throne bench --quick` makes), its number of games made smaller for the test (the
+    # games spread over processes are the next test's)
+    monkeypatch.setattr(bots_bench, "QUICK_GAMES", 4)
     out = io.StringIO()
     ctx = bench.Context(game=get_game("shadow"), games=3, out=out)
     # When the section runs
@@ -31,4 +37,5 @@ def test_given_a_quick_bench_context_when_the_bots_section_runs_then_it_prints_a
 
 
 def test_given_the_games_spread_over_processes_when_counted_then_the_rate_is_the_same_as_in_one_process() -> None:
-    assert bots_bench.win_rate(10, processes=2) == bots_bench.win_rate(10, processes=1) == heuristic_win_rate(10)
+    # (8 games: the fewest that win_rate spreads over processes)
+    assert bots_bench.win_rate(8, processes=2) == bots_bench.win_rate(8, processes=1) == heuristic_win_rate(8)

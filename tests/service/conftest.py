@@ -30,8 +30,8 @@ import tests.service.toy_game  # noqa: F401 - registers toy21
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.log import configure
-from services.worker.perf import local_redis
 from services.worker.rules_worker import RulesWorker, WorkerConfig
+from tests.waiting import patient
 
 REDIS_SERVER = os.environ.get("THRONE_REDIS_SERVER", "/usr/bin/redis-server")
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,14 +48,24 @@ FAST = WorkerConfig(
 
 
 def free_port() -> int:
-    """A TCP port free on the loopback interface right now."""
+    """A TCP port free on the loopback interface right now (another process may take it before it is bound:
+    whoever starts a server on it checks that the server came up, and tries again on another port if not)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def _wait_ping(make: Callable[[], redis.Redis], seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
+def bound_socket() -> socket.socket:
+    """A listening-ready TCP socket bound to a free loopback port: a server handed this socket has its port with
+    no race against other processes (other xdist workers, other checkouts running their suites)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def _wait_ping(make: Callable[[], redis.Redis], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + patient(seconds)
     while True:
         try:
             if make().ping():
@@ -64,6 +74,23 @@ def _wait_ping(make: Callable[[], redis.Redis], seconds: float = 10.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
+
+
+def _own_server_answers(proc: subprocess.Popen[bytes], url: str) -> bool:
+    """Wait until the redis-server ``proc`` answers on ``url``: True once it does, False if it exited first
+    (its port was taken between picking and binding). Ours is told apart from a stranger on the same port by
+    its process id."""
+    deadline = time.monotonic() + patient(60)
+    while proc.poll() is None:
+        try:
+            if int(redis.Redis.from_url(url).info("server")["process_id"]) == proc.pid:
+                return True
+        except redis.ConnectionError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"redis-server {proc.pid} did not answer on {url}")
+        time.sleep(0.02)
+    return False
 
 
 @dataclass
@@ -82,15 +109,25 @@ class RedisServer:
 @contextlib.contextmanager
 def redis_server(tmp: Path, *options: str) -> Iterator[RedisServer]:
     """A redis-server on a free loopback port with its files in ``tmp`` and extra ``options`` (e.g.
-    ``"--appendonly", "yes"``), stopped (and resumed first, if a test froze it) at the end."""
+    ``"--appendonly", "yes"``), stopped (and resumed first, if a test froze it) at the end. A port taken by
+    another process before the server bound it is given up for another one."""
     if not (shutil.which(REDIS_SERVER) or os.path.exists(REDIS_SERVER)):
         pytest.skip(f"no redis-server at {REDIS_SERVER}")
-    port = free_port()
-    cmd = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp), "--save", "", *options]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server = RedisServer(f"redis://127.0.0.1:{port}/0", proc, tmp)
+    for _ in range(10):
+        port = free_port()
+        cmd = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp), "--save", "", *options]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = RedisServer(f"redis://127.0.0.1:{port}/0", proc, tmp)
+        try:
+            if _own_server_answers(proc, server.url):
+                break
+        except BaseException:
+            proc.kill()
+            proc.wait(10)
+            raise
+    else:
+        raise RuntimeError("no free port for a redis-server after 10 tries")
     try:
-        _wait_ping(server.client)
         yield server
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -109,12 +146,10 @@ def _quiet_logs() -> None:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server of our own on a free loopback port, for the whole session."""
-    if not (shutil.which(REDIS_SERVER) or os.path.exists(REDIS_SERVER)):
-        pytest.skip(f"no redis-server at {REDIS_SERVER}")
-    with local_redis() as url:
-        yield url
+    with redis_server(tmp_path_factory.mktemp("redis")) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")
@@ -122,8 +157,8 @@ def fake_tcp_url() -> Iterator[str]:
     """fakeredis served over TCP (for a worker in another process)."""
     from fakeredis import TcpFakeServer
 
-    port = free_port()
-    server = TcpFakeServer(("127.0.0.1", port))
+    server = TcpFakeServer(("127.0.0.1", 0))  # port 0: the kernel picks a free one as it binds
+    port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"redis://127.0.0.1:{port}/0"

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, Outcome, hash_token, seat_key
 from services.client import NewGame, ServiceClient, new_id
 from tests.service.toy_game import TARGET
+from tests.waiting import wait_for  # noqa: F401 - the suite's one way to wait, imported from here by older tests
 
 
 @dataclass(frozen=True)
@@ -48,15 +47,6 @@ def script_game(client: ServiceClient, seed: int, game_id: str | None = None) ->
             )
         )
     return ScriptedGame(game, commands)
-
-
-def wait_for(predicate: Callable[[], bool], seconds: float = 20.0, every: float = 0.01) -> None:
-    """Poll until ``predicate()`` holds; AssertionError after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {seconds}s")
-        time.sleep(every)
 
 
 def outcomes(client: ServiceClient, commands: list[CommandEnvelope]) -> list[Outcome | None]:

@@ -98,7 +98,7 @@ def test_given_a_game_with_four_bot_seats_when_the_bots_process_runs_then_it_pla
         assert client.bot_seats(game.game_id) == {0: "heuristic", 1: "random", 2: "random", 3: "random"}
 
         # Then the bots play it to its end through the streams
-        wait_for(lambda: over(client, game.game_id), seconds=60, every=0.1)
+        wait_for(lambda: over(client, game.game_id), seconds=300, every=0.1)
     finally:
         stop(bots)
     info = client.game_info(game.game_id)
@@ -163,7 +163,7 @@ def test_given_the_bots_process_is_killed_mid_game_when_a_new_one_starts_then_th
     first = spawn_bots(redis_url, backend.layout)
     game = client.create_game("shadow", NAMES, seed=21, bots=dict.fromkeys(range(4), "random"))
     try:
-        wait_for(lambda: client.game_info(game.game_id)["version"] > 200, seconds=30, every=0.005)
+        wait_for(lambda: client.game_info(game.game_id)["version"] > 200, seconds=60, every=0.005)
     finally:
         # When that process is killed with SIGKILL (no clean-up at all)
         first.kill()
@@ -173,7 +173,7 @@ def test_given_the_bots_process_is_killed_mid_game_when_a_new_one_starts_then_th
     second = spawn_bots(redis_url, backend.layout)
     try:
         # Then a new bots process finds the game (sweep), catches up and plays it to its end
-        wait_for(lambda: over(client, game.game_id), seconds=60, every=0.1)
+        wait_for(lambda: over(client, game.game_id), seconds=300, every=0.1)
     finally:
         stop(second)
     # And no bot move was played twice: one command id per version, each at its own version
@@ -224,7 +224,7 @@ def test_given_an_unknown_bot_kind_and_a_game_other_than_shadow_when_played_then
     client = backend.client()
     game = client.create_game("toy21", ["ann", "bob"], seed=3, bots={0: "heuristic", 1: "nobody-knows-me"})
     # When the bots runner plays it, then it ends: both seats fall back to the random bot
-    wait_for(lambda: over(client, game.game_id), seconds=20)
+    wait_for(lambda: over(client, game.game_id), seconds=300)
     assert client.game_info(game.game_id)["result"] is not None
     assert runner.stats["sent"] >= 7  # 21 in steps of at most 3
 
@@ -265,7 +265,7 @@ def test_given_a_bad_feed_entry_and_a_corrupt_bots_key_when_the_runner_reads_the
     client = backend.client()
     game = client.create_game("toy21", ["ann", "bob"], seed=8, bots={0: "random", 1: "random"})
     # Then it is played to its end and the corrupt key was dropped
-    wait_for(lambda: over(client, game.game_id), seconds=20)
+    wait_for(lambda: over(client, game.game_id), seconds=300)
     wait_for(lambda: r.get(backend.layout.bots(shard, "g-corrupt")) is None)
     assert runner.stats["feed"] > 0
 
@@ -297,7 +297,7 @@ def test_given_redis_restarts_empty_when_the_runner_meets_connection_errors_then
         # Then the runner (and the worker) carry on: a new game with bot seats is played to its end
         client = ServiceClient(make(), layout)
         game = client.create_game("toy21", ["ann", "bob"], seed=4, bots={0: "random", 1: "random"}, timeout=30)
-        wait_for(lambda: over(client, game.game_id), seconds=30)
+        wait_for(lambda: over(client, game.game_id), seconds=300)
         assert runner.stats["sent"] >= 7
     finally:
         backend.stop_all()

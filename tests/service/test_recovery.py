@@ -122,7 +122,9 @@ def test_kill_9_mid_stream_then_restart_gives_the_uninterrupted_result(backend: 
     everything = [*creates, *commands]
     reference = ServiceClient(make(), Layout(prefix=f"ref{uuid.uuid4().hex[:6]}", shards=4))
     reference.submit_many(everything)
-    RulesWorker(make(), range(4), layout=reference.layout, config=FAST).run_until_idle()
+    # (the uninterrupted run holds its leases longer than any pause of a busy host: it must not lose one midway)
+    steady = replace(FAST, lease_ttl_ms=600_000)
+    RulesWorker(make(), range(4), layout=reference.layout, config=steady).run_until_idle()
     layout = Layout(prefix=f"kill{uuid.uuid4().hex[:6]}", shards=4)
     client = ServiceClient(make(), layout)
     client.submit_many(everything)

@@ -80,7 +80,7 @@ def test_given_redis_out_of_memory_for_seconds_when_games_are_played_then_every_
             admin.config_set("maxmemory", 0)
             player.join(90)
             assert not player.is_alive()
-            wait_for(lambda: (client.game_info(bot_game.game_id) or {}).get("status") == "over", seconds=180, every=0.2)
+            wait_for(lambda: (client.game_info(bot_game.game_id) or {}).get("status") == "over", seconds=300, every=0.2)
         finally:
             stop.set()
             for t in threads:

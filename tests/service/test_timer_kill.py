@@ -77,7 +77,7 @@ def test_given_a_timer_killed_while_holding_claims_when_another_takes_over_then_
     # When a timer process starts, claims the due games and is killed -9 as soon as it submits its first timeout
     first = spawn_timer(server.url, layout)
     try:
-        wait_for(lambda: submitted() > 0, seconds=30, every=0.001)
+        wait_for(lambda: submitted() > 0, seconds=60, every=0.001)
     finally:
         first.kill()
         first.wait(10)

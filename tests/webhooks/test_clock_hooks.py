@@ -87,7 +87,7 @@ def test_given_hooked_seats_when_the_awaited_seats_clock_runs_low_then_its_hook_
         assert timer.handle(shard, gid, now) == "notice"
         assert timer.handle(shard, gid, now + 1000) == "notice"
         # Then the seat's clock_low webhook hears it, signed, twice at most but under one id (the receiver keeps one)
-        wait_for(lambda: settled(gateway, hooks), 30)
+        wait_for(lambda: settled(gateway, hooks), 60)
         got = [r for r in rx.requests if r.path == low]
         assert len(got) == 2 and rx.bad_signatures == 0
         assert len(rx.unique) == 1

@@ -51,7 +51,7 @@ def test_given_notices_in_flight_when_the_webhooks_process_is_killed_and_restart
             # And two moves whose notices the process is busy retrying
             v1, v2 = play(gateway, game, 0), play(gateway, game, 1)
             first = {f"{gid}:1:turn:{v1}", f"{gid}:0:turn:{v2}"}
-            wait_for(lambda: {r.notice_id for r in rx.requests} >= first, 30)
+            wait_for(lambda: {r.notice_id for r in rx.requests} >= first, 60)
             # When the process is killed outright
             procs[0].send_signal(signal.SIGKILL)
             procs[0].wait(10)
@@ -63,12 +63,12 @@ def test_given_notices_in_flight_when_the_webhooks_process_is_killed_and_restart
             procs.append(spawn(gateway, redis_url, consumer, claim_idle_ms=300))
             # Then every notice arrives, those in flight at the kill and those of the moves made meanwhile
             expected = first | {f"{gid}:1:turn:{v3}", f"{gid}:0:turn:{v4}"}
-            wait_for(lambda: set(rx.unique) >= expected, 30)
+            wait_for(lambda: set(rx.unique) >= expected, 60)
             assert set(rx.unique) == expected
             assert rx.bad_signatures == 0
             # And nothing is left in the outbox
             shard = gateway.layout.shard_of(gid)
-            wait_for(lambda: gateway.redis.xlen(gateway.layout.webhooks(shard)) == 0, 10)
+            wait_for(lambda: gateway.redis.xlen(gateway.layout.webhooks(shard)) == 0, 60)
     finally:
         for proc in procs:
             if proc.poll() is None:

@@ -33,11 +33,11 @@ def test_given_redis_refusing_writes_when_notices_are_due_then_they_wait_and_arr
             admin.config_set("maxmemory", 1)
             hooks = start_hooks(served, server.url)
             # Then both halves meet the refusal and wait it out, and nothing is delivered meanwhile
-            wait_for(lambda: hooks.follower.loop.outage.episodes >= 1, 20)
+            wait_for(lambda: hooks.follower.loop.outage.episodes >= 1, 60)
             assert rx.requests == []
             # When Redis takes writes again, the notice arrives
             admin.config_set("maxmemory", 0)
-            wait_for(lambda: f"{gid}:1:turn:{v1}" in rx.unique, 20)
+            wait_for(lambda: f"{gid}:1:turn:{v1}" in rx.unique, 60)
 
             # Given a receiver that, as it accepts the next notice, makes Redis refuse writes again
             def answer(got: Received) -> int:
@@ -49,11 +49,11 @@ def test_given_redis_refusing_writes_when_notices_are_due_then_they_wait_and_arr
             faults = hooks.deliverer.stats["redis_faults"]
             v2 = play(served, game, 1)
             # Then the deliverer cannot settle it (the ack is a write) and waits the refusal out
-            wait_for(lambda: hooks.deliverer.stats["redis_faults"] > faults, 20)
+            wait_for(lambda: hooks.deliverer.stats["redis_faults"] > faults, 60)
             # When Redis is back, the notice is settled: delivered once, counted, the outbox empty
             admin.config_set("maxmemory", 0)
             shard = served.layout.shard_of(gid)
-            wait_for(lambda: served.redis.xlen(served.layout.webhooks(shard)) == 0, 20)
+            wait_for(lambda: served.redis.xlen(served.layout.webhooks(shard)) == 0, 60)
             assert [r.notice_id for r in rx.requests] == [f"{gid}:1:turn:{v1}", f"{gid}:0:turn:{v2}"]
             assert rx.bad_signatures == 0
         finally:

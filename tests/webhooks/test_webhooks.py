@@ -134,7 +134,7 @@ def test_given_hooked_seats_when_a_game_is_played_then_each_seat_hears_its_turns
         turns = [(v, 1 - n % 2) for n, v in enumerate(versions[:-1])]
         end = versions[-1]
         expected = {f"{gid}:{seat}:turn:{v}" for v, seat in turns} | {f"{gid}:{s}:game_over:{end}" for s in (0, 1)}
-        wait_for(lambda: set(rx.unique) >= expected, 30)
+        wait_for(lambda: set(rx.unique) >= expected, 60)
         assert set(rx.unique) == expected
         assert [(n["version"], n["seat"]) for n in rx.notices("turn")] == turns
         over = rx.notices("game_over")
@@ -180,7 +180,7 @@ def test_given_a_receiver_that_keeps_failing_when_notices_are_sent_then_they_are
         play(gateway, game, 0)
         play(gateway, game, 1)
         # Then seat 0's notice was tried max_attempts times, seat 1's once (a 404 is not worth another try)
-        wait_for(lambda: _status(gateway, game, 0)["failed"] == 1 and _status(gateway, game, 1)["failed"] == 1, 30)
+        wait_for(lambda: _status(gateway, game, 0)["failed"] == 1 and _status(gateway, game, 1)["failed"] == 1, 60)
         tries = [r for r in rx.requests if r.path.endswith("/0")]
         assert len(tries) == FAST_HOOKS.max_attempts and {r.notice_id for r in tries} == {f"{gid}:0:turn:3"}
         assert [r.attempt for r in tries] == list(range(1, FAST_HOOKS.max_attempts + 1))
