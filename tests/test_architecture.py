@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import grimp
 
-GENERIC_RULES = {"services.rules." + m for m in ("contract", "registry", "reference", "schemas", "clock")}
-GENERIC_EVENTS = {"events.base", "events.schemas", "events.clock"}
+GENERIC_RULES = {"services.rules." + m for m in ("contract", "registry", "reference", "schemas", "clock", "fair")}
+GENERIC_EVENTS = {"events.base", "events.schemas", "events.clock", "events.fair"}
 
 
 def _game_of(module: str) -> str | None:
