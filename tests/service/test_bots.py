@@ -99,6 +99,10 @@ def test_given_a_game_with_four_bot_seats_when_the_bots_process_runs_then_it_pla
 
         # Then the bots play it to its end through the streams
         wait_for(lambda: over(client, game.game_id), seconds=300, every=0.1)
+        # And the bots process, still running, drops the bot seats' tokens once it has seen the end
+        shard = backend.layout.shard_of(game.game_id)
+        r = backend.make()
+        wait_for(lambda: r.get(backend.layout.bots(shard, game.game_id)) is None)
     finally:
         stop(bots)
     info = client.game_info(game.game_id)
@@ -113,10 +117,7 @@ def test_given_a_game_with_four_bot_seats_when_the_bots_process_runs_then_it_pla
     for e in client.read_events(game.game_id):
         state = rules.evolve(state, rules.parse_event(e.data))
     assert rules.is_over(state) and rules.result(state) == info["result"]
-    # And the bot seats' tokens left Redis once the game ended
-    shard = backend.layout.shard_of(game.game_id)
-    r = backend.make()
-    wait_for(lambda: r.get(backend.layout.bots(shard, game.game_id)) is None)
+    # And the game left the shard's set of bot games with its tokens
     assert not r.sismember(backend.layout.bot_games(shard), game.game_id)
 
 

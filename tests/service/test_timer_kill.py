@@ -30,6 +30,8 @@ from tests.service.helpers import wait_for
 pytestmark = pytest.mark.redis
 
 GAMES = 40
+HELD_BY_THE_KILLED_MS = 8_000
+"""How long the killed timer's claims are held: the successors take over when they lapse."""
 LIMIT_S = 600  # the next decision's deadline stays far ahead of the test's end: one timeout per game
 
 
@@ -39,10 +41,10 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
         yield srv
 
 
-def spawn_timer(url: str, layout: Layout) -> subprocess.Popen[bytes]:
+def spawn_timer(url: str, layout: Layout, hold_ms: int = 1500) -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable, "-m", "services.timer", "--redis-url", url, "--shards", "all",
-        "--shard-count", str(layout.shards), "--prefix", layout.prefix, "--hold-ms", "1500", "--poll-ms", "20",
+        "--shard-count", str(layout.shards), "--prefix", layout.prefix, "--hold-ms", str(hold_ms), "--poll-ms", "20",
         "--batch", "50", "--log-level", "warning",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -75,7 +77,8 @@ def test_given_a_timer_killed_while_holding_claims_when_another_takes_over_then_
         return sum(r.zcount(layout.clocks(s), now, "+inf") for s in range(layout.shards))
 
     # When a timer process starts, claims the due games and is killed -9 as soon as it submits its first timeout
-    first = spawn_timer(server.url, layout)
+    # (its claims are held long enough that a busy host's pauses before the kill do not let them lapse)
+    first = spawn_timer(server.url, layout, hold_ms=HELD_BY_THE_KILLED_MS)
     try:
         wait_for(lambda: submitted() > 0, seconds=60, every=0.001)
     finally:
