@@ -200,14 +200,10 @@ def measure_gateway(
 ) -> dict[str, Any]:
     """Throughput and latency of commands through a gateway process in front of a worker process on ``url``."""
     layout = Layout(prefix=f"gw{uuid.uuid4().hex[:6]}", shards=16)
-    worker = perf.spawn_worker(url, layout)
     r = redis.Redis.from_url(url)
+    stack = contextlib.ExitStack()  # the worker stops before the layout's keys go
     try:
-        deadline = time.monotonic() + 20
-        while not all(r.exists(layout.lease(s)) for s in range(layout.shards)):
-            if time.monotonic() > deadline or worker.poll() is not None:
-                raise RuntimeError("the worker process did not take its leases")
-            time.sleep(0.05)
+        stack.enter_context(perf.leased_worker(url, layout, r))
         with running_gateway(url, layout) as base:
             # Unloaded latency: one game after another, one command at a time (after a short warm-up).
             solo = _create(url, layout, scripts[:2], "solo")
@@ -218,11 +214,7 @@ def measure_gateway(
             per_game = _create(url, layout, scripts, "load")
             elapsed, loaded = _run(base, per_game, concurrency)
     finally:
-        worker.terminate()
-        try:
-            worker.wait(10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stack.close()
         for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
             r.unlink(key)
     one_at_a_time.sort()
@@ -287,14 +279,10 @@ def measure_read_attack(
     a long running game (the gateway with its default rate limits), and their ratio; ``moves`` moves each, in
     ``rounds`` alternating blocks."""
     layout = Layout(prefix=f"ra{uuid.uuid4().hex[:6]}", shards=16)
-    worker = perf.spawn_worker(url, layout)
     r = redis.Redis.from_url(url)
+    stack = contextlib.ExitStack()  # the worker stops before the layout's keys go
     try:
-        deadline = time.monotonic() + 20
-        while not all(r.exists(layout.lease(s)) for s in range(layout.shards)):
-            if time.monotonic() > deadline or worker.poll() is not None:
-                raise RuntimeError("the worker process did not take its leases")
-            time.sleep(0.05)
+        stack.enter_context(perf.leased_worker(url, layout, r))
         longest = max(scripts, key=lambda s: s.moves[-1][2])
         client = BusClient(r, layout)
         # The attacked game: the longest script played to its last move (still running, ~700 versions).
@@ -324,11 +312,7 @@ def measure_read_attack(
                 for name, count in seen.items():
                     counts[name] = counts.get(name, 0) + count
     finally:
-        worker.terminate()
-        try:
-            worker.wait(10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        stack.close()
         for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
             r.unlink(key)
     alone_p50, attacked_p50 = statistics.median(alone), statistics.median(attacked)

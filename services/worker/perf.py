@@ -345,6 +345,25 @@ def spawn_worker(url: str, layout: Layout, *extra: str) -> subprocess.Popen[byte
     return subprocess.Popen(cmd, cwd=root, env=env)
 
 
+@contextlib.contextmanager
+def leased_worker(url: str, layout: Layout, r: Any, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A rules worker process on ``url`` (spawn_worker), once it holds every shard's lease; stopped on exit."""
+    proc = spawn_worker(url, layout, *extra)
+    try:
+        deadline = time.monotonic() + 20
+        while not all(r.exists(layout.lease(s)) for s in range(layout.shards)):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the worker process did not take its leases")
+            time.sleep(0.05)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def measure_latency(
     url: str, scripts: Sequence[GameScript], rate: float = 1000.0, seconds: float = 5.0, clients: int = 8,
     shards: int = 16, plugins: Sequence[str] = (), layout: Layout | None = None, keep: bool = False,
