@@ -25,6 +25,7 @@ from websockets.sync.client import connect
 from services.bus.keys import Layout
 from tests.gateway.conftest import spawn_gateway
 from tests.service.conftest import ROOT, free_port, redis_url, spawn_worker  # noqa: F401 - fixture
+from tests.waiting import patient
 
 SHARDS = 4
 Samples = list[tuple[str, dict[str, str], float]]
@@ -57,9 +58,9 @@ def has(samples: Samples, name: str, **labels: str) -> bool:
     return any(n == name and all(lab.get(k) == w for k, w in labels.items()) for n, lab, _ in samples)
 
 
-def wait_until(port: int, ready: Callable[[Samples], bool] = lambda s: True, seconds: float = 60.0) -> Samples:
+def wait_until(port: int, ready: Callable[[Samples], bool] = lambda s: True, seconds: float = 180.0) -> Samples:
     """Scrape until ``ready(samples)`` holds (a process still starting does not answer yet); returns that scrape."""
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + patient(seconds)  # a bound on a hang, not a speed (the suite runs in parallel)
     while True:
         try:
             samples = scrape(port)
