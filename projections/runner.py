@@ -305,11 +305,11 @@ class ProjectionWorker:
 
     def games_of_shard(self, shard: int) -> list[str]:
         """Every game of a shard in the event store (live, ended and archived), by its metadata key."""
-        prefix = f"{self.layout.tag(shard)}:game:"
         out = []
-        for key in self.r.scan_iter(match=f"{prefix}*:meta", count=1000):
-            text = key.decode() if isinstance(key, bytes) else key
-            out.append(text[len(prefix) : -len(":meta")])
+        for key in self.r.scan_iter(match=self.layout.game_keys("meta", shard), count=1000):
+            found = self.layout.game_of(key, "meta")
+            if found is not None:
+                out.append(found[1])
         return sorted(out)
 
     def backfill_shard(self, shard: int) -> int:
