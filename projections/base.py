@@ -66,10 +66,12 @@ class Projection:
         """Queue the writes for ``batch`` (the game's next events, in order; ``before`` the state before it)."""
         raise NotImplementedError
 
-    def before_apply(
-        self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, ctx: GameCtx, batch: list[Applied]
-    ) -> None:
-        """Writes outside the game's slot that must happen once (idempotent by themselves), before the apply."""
+    def after_apply(self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, games: Sequence[GameCtx]) -> None:
+        """Writes outside the games' slots, owed by what the apply of ``games`` just wrote (idempotent by
+        themselves: a crash before them is made good by :meth:`settle`)."""
+
+    def settle(self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, shards: Sequence[int]) -> None:
+        """Make good what earlier applies on ``shards`` left owed (at start and every recovery period)."""
 
     def clear_extra(self, r: redis.Redis, keys: RMKeys) -> None:
         """Delete the model's keys outside the shards (a rebuild clears the per-shard ones itself)."""

@@ -31,7 +31,7 @@ from projections.models import ReplayModel
 from projections.runner import ProjectionWorker
 from projections.store import MODELS, RMKeys, group_of
 from projections.verify_all import verify_all
-from services.bus.keys import Layout
+from services.bus.keys import Layout, scratch
 from services.client import ServiceClient
 from services.log import configure
 from services.worker import perf
@@ -78,7 +78,7 @@ def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: 
     """Projection lag under the service benchmark's load (see the module docstring)."""
     r = redis.Redis.from_url(url)
     layout = Layout(prefix=f"plag{uuid.uuid4().hex[:6]}", shards=16)
-    stats_key = f"bench:{{plag}}:{layout.prefix}"
+    stats_key = scratch("plag", layout.prefix)
     cmd = [
         sys.executable, "-m", "projections", "--redis-url", url, "--prefix", layout.prefix,
         "--shard-count", str(layout.shards), "--log-level", "warning", "run", "--stats-key", stats_key,
@@ -107,7 +107,7 @@ def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: 
             proc.kill()
     samples = [float(x) for x in r.lrange(stats_key, 0, -1)]
     r.delete(stats_key)
-    _drop(r, f"{layout.prefix}:*")
+    _drop(r, layout.everything())
     if not samples:
         raise RuntimeError("no lag samples")
     return {
@@ -148,7 +148,7 @@ def measure_replay_seek(url: str, scripts: list[perf.GameScript], samples: int =
             models.replay(g, version, seat=seat)
             times.append((time.perf_counter() - t0) * 1000)
     finally:
-        _drop(r, f"{layout.prefix}:*")
+        _drop(r, layout.everything())
     return {
         "replay_seek_ms": round(statistics.fmean(times), 3),
         "replay_seek_p99_ms": round(_percentile(times, 0.99), 3),
@@ -178,7 +178,7 @@ def measure_verify(url: str, scripts: list[perf.GameScript], copies: int = 1) ->
         if len(verdicts) != copies * len(scripts) or any(v["status"] != "ok" for v in verdicts):
             raise RuntimeError(f"verify --all did not find every game ok: {len(verdicts)} verdicts")
     finally:
-        _drop(r, f"{layout.prefix}:*")
+        _drop(r, layout.everything())
     return {
         "verify_games_per_s": round(len(verdicts) / elapsed, 1),
         "verify_events_per_s": round(events / elapsed),

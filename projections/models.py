@@ -17,6 +17,7 @@ import redis
 
 from projections.base import Applied, GameCtx, Projection, iso_ms, shown_text
 from projections.store import WIN_UNITS, Ops, ProjectionScripts, RMKeys
+from projections.tally import LeaderboardTally
 from projections.verify import SERVICE_CODES
 from services.bus.envelope import BAD_COMMAND
 from services.rules.contract import GameRules, Presenter, SharedWin, Standing
@@ -38,22 +39,28 @@ class ScoreboardModel(Projection):
 
     name = "scoreboard"
 
+    def __init__(self, tally: LeaderboardTally | None = None) -> None:
+        self.tally = tally or LeaderboardTally()
+
     def write(self, ctx: GameCtx, before: Any, batch: list[Applied], ops: Ops, keys: RMKeys, extra: Any) -> None:
-        """The scoreboard after the batch's last event."""
+        """The scoreboard after the batch's last event; when the batch ends the game, its leaderboard count is
+        owed with the checkpoint (projections/tally.py: counted exactly once, even across a crash)."""
         last = batch[-1]
         ops.add("SET", keys.scoreboard(ctx.game_id), _dumps(scoreboard_doc(ctx, last.state, last.version, last.at)))
+        if ctx.rules.is_over(last.state):
+            argv = leaderboard_count_args(ctx.presenter, last.state, ctx.game_id, ctx.players, ctx.player_ids, last.at)
+            if argv is not None:
+                self.tally.owe(ops, keys, ctx, argv)
 
-    def before_apply(
-        self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, ctx: GameCtx, batch: list[Applied]
-    ) -> None:
-        """Count the game into its game's leaderboard when this batch ends it (the script counts a game once)."""
-        last = batch[-1]
-        if not ctx.rules.is_over(last.state):
-            return
-        argv = leaderboard_count_args(ctx.presenter, last.state, ctx.game_id, ctx.players, ctx.player_ids, last.at)
-        if argv is not None:
-            names = keys.leaderboard_keys(ctx.name)
-            r.evalsha(scripts.count_game, len(names), *names, *argv)
+    def after_apply(self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, games: Sequence[GameCtx]) -> None:
+        """Count the games that just ended into their leaderboards (what their apply owed)."""
+        ended = [ctx for ctx in games if ctx.rules.is_over(ctx.state)]
+        if ended:
+            self.tally.settle_games(r, keys, scripts, ended)
+
+    def settle(self, r: redis.Redis, keys: RMKeys, scripts: ProjectionScripts, shards: Sequence[int]) -> None:
+        """Count what a worker that died (or a count that failed) left owed on ``shards``."""
+        self.tally.settle_shards(r, keys, scripts, shards)
 
     def clear_extra(self, r: redis.Redis, keys: RMKeys) -> None:
         """The leaderboards are rebuilt with the scoreboards."""

@@ -11,6 +11,8 @@ the model's checkpoint for that game and moves it in the same atomic step. Only 
   worker read the missing events from the event store, which is the truth; the feed is only the notification.
 * A worker that restarts first re-reads its own pending entries, and claims those another consumer left idle.
 * A game that fails (an event its rules cannot fold) is logged and skipped; its next event retries it.
+* Writes outside the game's slot (the leaderboards) are owed in the apply and paid right after it; what a crash
+  or a failure leaves owed is paid at start and every recovery period (projections/tally.py).
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class ProjectionWorker:
         self._ready = False
         self._last_read = 0.0
         self._last_batch = 0
+        self._next_settle = 0.0
+        """When the model next makes good what earlier applies left owed (at once on start)."""
 
     @property
     def cache(self) -> Any:
@@ -133,6 +137,8 @@ class ProjectionWorker:
         if not self._ready:
             self.ensure_groups()
             self._ready = True
+        if time.monotonic() >= self._next_settle:
+            self._settle()
         self.step()
 
     def _on_error(self, exc: Exception) -> None:
@@ -146,6 +152,7 @@ class ProjectionWorker:
         if not self._ready:
             self.ensure_groups()
             self._ready = True
+        self._settle()
         total = 0
         for _ in range(max_steps):
             n = self.step(block_ms=0)
@@ -246,7 +253,6 @@ class ProjectionWorker:
             ops = Ops()
             try:
                 self.model.write(ctx, before, batch, ops, self.keys, extras.get(ctx.game_id))
-                self.model.before_apply(self.r, self.keys, self.scripts, ctx, batch)
             except Exception as exc:
                 self.contexts.drop(ctx.game_id)
                 self.stats["failed"] += 1
@@ -259,6 +265,7 @@ class ProjectionWorker:
         results = pipe.execute(raise_on_error=False)
         now = _now_ms()
         retry: dict[str, list[FeedEvent]] = {}
+        applied: list[GameCtx] = []
         for (ctx, batch, _base), res in zip(planned, results, strict=True):
             if isinstance(res, Exception):
                 if isinstance(res, redis.exceptions.NoScriptError):
@@ -272,6 +279,7 @@ class ProjectionWorker:
                 ctx.state = batch[-1].state
                 ctx.version = batch[-1].version
                 self.contexts.put(ctx)
+                applied.append(ctx)
                 self.stats["events"] += len(batch)
                 progress[ctx.game_id] = len(batch)
                 if live:
@@ -283,7 +291,24 @@ class ProjectionWorker:
                 self.stats["stale"] += 1
                 self.contexts.drop(ctx.game_id)
                 retry[ctx.game_id] = feed[ctx.game_id]
+        self._after_apply(applied)
         return retry
+
+    def _after_apply(self, applied: list[GameCtx]) -> None:
+        """The model's writes owed by what was just applied; one that fails stays owed, for :meth:`_settle`."""
+        if not applied:
+            return
+        try:
+            self.model.after_apply(self.r, self.keys, self.scripts, applied)
+        except redis.RedisError as exc:
+            if isinstance(exc, redis.exceptions.NoScriptError):
+                self.scripts = ProjectionScripts.load(self.r)
+            self.log.error("projection.owed_later", games=len(applied), error=repr(exc))
+
+    def _settle(self) -> None:
+        """Make good what earlier applies left owed (a worker killed between the two steps, a failed write)."""
+        self.model.settle(self.r, self.keys, self.scripts, self.shards)
+        self._next_settle = time.monotonic() + self.cfg.recover_every_ms / 1000
 
     def _observe_lags(self, now: float, batch: list[Applied]) -> None:
         """Commit-to-write lags of live events: to the histogram, and to ``lags`` when the benchmark asks."""
@@ -305,11 +330,11 @@ class ProjectionWorker:
 
     def games_of_shard(self, shard: int) -> list[str]:
         """Every game of a shard in the event store (live, ended and archived), by its metadata key."""
-        prefix = f"{self.layout.tag(shard)}:game:"
         out = []
-        for key in self.r.scan_iter(match=f"{prefix}*:meta", count=1000):
-            text = key.decode() if isinstance(key, bytes) else key
-            out.append(text[len(prefix) : -len(":meta")])
+        for key in self.r.scan_iter(match=self.layout.game_keys("meta", shard), count=1000):
+            found = self.layout.game_of(key, "meta")
+            if found is not None:
+                out.append(found[1])
         return sorted(out)
 
     def backfill_shard(self, shard: int) -> int:

@@ -28,6 +28,9 @@ The leaderboards span games, so each game name's has a tag of its own (``shadow`
     throne:{lb:shadow}:rm:leaderboard:rank                      zset    every player, ordered by member (see
                                                                         count_game.lua): best first
 
+The names come from :class:`services.bus.keys.RMKeys` (re-exported here with :data:`LEADERBOARD_PARTS`): only
+the key module and the store name keys.
+
 Each model reads the shards' feeds with its own consumer group ``proj:<model>``.
 """
 
@@ -42,13 +45,13 @@ from typing import Any
 import redis
 
 from services.bus.faults import is_transient
-from services.bus.keys import Layout
+from services.bus.keys import LEADERBOARD_PARTS, RMKeys
+
+__all__ = ["LEADERBOARD_PARTS", "MODELS", "WIN_UNITS", "Ops", "ProjectionScripts", "RMKeys", "group_of"]
 
 MODELS = ("scoreboard", "replay", "audit", "feed")
 """Every read model, in the order ``run`` starts them."""
 
-LEADERBOARD_PARTS = ("counted", "games", "wins", "shared", "score", "scored", "name", "last", "rank", "member")
-"""The keys of one game's leaderboard (projections/count_game.lua documents each)."""
 WIN_UNITS = 720_720
 """A win counts this many units (the least common multiple of 1..16, so every split of a shared victory between
 up to 16 winners is a whole number of units: wins stay exact integers, whatever order games are counted in)."""
@@ -57,64 +60,6 @@ up to 16 winners is a whole number of units: wins stay exact integers, whatever 
 def group_of(model: str) -> str:
     """The consumer group of a model on every shard's feed."""
     return f"proj:{model}"
-
-
-@dataclass(frozen=True, slots=True)
-class RMKeys:
-    """Key names of the read models for one layout (prefix and shard count)."""
-
-    layout: Layout
-
-    def tag(self, game_id: str) -> str:
-        """The shard tag prefix of a game's read-model keys."""
-        return f"{self.layout.tag(self.layout.shard_of(game_id))}:rm"
-
-    def applied(self, shard: int, model: str) -> str:
-        """A model's checkpoint hash on a shard: game id -> last applied version."""
-        return f"{self.layout.tag(shard)}:rm:{model}:applied"
-
-    def model_pattern(self, shard: int, model: str) -> str:
-        """A SCAN pattern matching every key of ``model`` on ``shard`` (for a rebuild)."""
-        # Redis glob treats [ and ] specially, braces not; the prefix is ours and holds neither.
-        return f"{self.layout.tag(shard)}:rm:{model}:*"
-
-    def scoreboard(self, game_id: str) -> str:
-        """A game's scoreboard JSON."""
-        return f"{self.tag(game_id)}:scoreboard:{game_id}"
-
-    def replay_snaps(self, game_id: str) -> str:
-        """A game's replay snapshots (hash version -> snapshot)."""
-        return f"{self.tag(game_id)}:replay:{game_id}:snaps"
-
-    def audit(self, game_id: str) -> str:
-        """A game's audit stream (one entry per event, id 0-<version>)."""
-        return f"{self.tag(game_id)}:audit:{game_id}"
-
-    def audit_commands(self, game_id: str) -> str:
-        """A game's audited commands (hash command id -> document)."""
-        return f"{self.tag(game_id)}:audit:{game_id}:cmds"
-
-    def feed(self, game_id: str) -> str:
-        """A game's filtered event feed: one entry per version, with what differs per seat."""
-        return f"{self.tag(game_id)}:feed:{game_id}"
-
-    def feed_now(self, game_id: str) -> str:
-        """A game's current views and legal commands per seat."""
-        return f"{self.tag(game_id)}:feed:{game_id}:now"
-
-    def leaderboard(self, game: str, part: str) -> str:
-        """A key of the leaderboard of the game called ``game`` (registry name): one of
-        :data:`LEADERBOARD_PARTS`."""
-        return f"{self.layout.prefix}:{{lb:{game}}}:rm:leaderboard:{part}"
-
-    def leaderboard_keys(self, game: str) -> list[str]:
-        """Every key of one game's leaderboard, in :data:`LEADERBOARD_PARTS` order (count_game.lua's KEYS)."""
-        return [self.leaderboard(game, part) for part in LEADERBOARD_PARTS]
-
-    def leaderboard_pattern(self) -> str:
-        """A SCAN pattern of every leaderboard key of every game (and of the single cross-game leaderboard of
-        earlier versions, tagged ``{lb}``, so a rebuild clears it too)."""
-        return f"{self.layout.prefix}:{{lb*}}:rm:leaderboard:*"
 
 
 @cache

@@ -42,17 +42,10 @@ def game_ids(
     """The ids of the games (live, ended and archived) of ``shards`` (None: all), streamed by one SCAN over the
     games' metadata keys (a cluster client scans every node)."""
     chosen = None if shards is None else set(shards)
-    glob = layout.prefix.replace("\\", "\\\\").replace("[", "\\[").replace("?", "\\?").replace("*", "\\*")
-    pattern = f"{glob}:{{s*}}:game:*:meta"
-    for key in client.scan_iter(match=pattern, count=count):
-        text = key.decode() if isinstance(key, bytes) else key
-        head, sep, rest = text[len(layout.prefix) + 1 :].partition(":game:")
-        if not sep or not head.startswith("{s") or not head.endswith("}") or not head[2:-1].isdigit():
-            continue
-        shard, gid = int(head[2:-1]), rest[: -len(":meta")]
-        ours = layout.tag(shard) == f"{layout.prefix}:{head}" and layout.shard_of(gid) == shard
-        if ours and (chosen is None or shard in chosen):
-            yield gid
+    for key in client.scan_iter(match=layout.game_keys("meta"), count=count):
+        found = layout.game_of(key, "meta")
+        if found is not None and (chosen is None or found[0] in chosen):
+            yield found[1]
 
 
 def _batches(ids: Iterable[str], size: int) -> Iterator[list[str]]:

@@ -160,7 +160,7 @@ def measure(url: str, game: str, notices: int = 2000, whole_game: bool = True) -
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+        for key in r.scan_iter(match=layout.everything(), count=1000):
             r.unlink(key)
     lags.sort()
     return {

@@ -33,6 +33,9 @@ Keys of shard 17 (prefix ``throne``)::
     throne:{s17}:clocks                   zset     clocked games by their next clock alarm (ms): the timer's work
     throne:{s17}:notices                  stream   clock notices (a seat's time runs low), for feeds and webhooks
 
+The read models (projections/) have keys of their own, named by :class:`RMKeys` below; scratch keys of the
+benchmarks by :func:`scratch`. No other module spells a key: tests/service/test_key_boundary.py keeps it so.
+
 ``<scope>`` is the sending seat (a command id is scoped to its seat: the same id sent by two seats names two
 commands, and one seat's ids can never decide another seat's command), ``new`` for a game creation, ``_`` for
 an entry that names no usable seat.
@@ -207,6 +210,124 @@ class Layout:
     def reply(self, shard: int, game_id: str, scope: str, command_id: str) -> str:
         """The list the submitter of one command of ``scope`` waits on."""
         return f"{self.tag(shard)}:reply:{game_id}:{scope}:{command_id}"
+
+    # --- patterns (SCAN) and names read back ----------------------------------------------------------
+    def glob(self) -> str:
+        """The prefix escaped for a SCAN pattern (``*``, ``?``, ``[`` and ``\\`` stand for themselves)."""
+        return self.prefix.replace("\\", "\\\\").replace("[", "\\[").replace("?", "\\?").replace("*", "\\*")
+
+    def everything(self) -> str:
+        """A SCAN pattern of every key of this prefix (the benchmarks' clean-up)."""
+        return f"{self.glob()}:*"
+
+    def game_keys(self, part: str, shard: int | None = None) -> str:
+        """A SCAN pattern of one kind of per-game key (``meta``, ``events`` ...) of ``shard`` (None: every
+        shard)."""
+        tag = f"{self.glob()}:{{s*}}" if shard is None else f"{self.glob()}:{{s{shard}}}"
+        return f"{tag}:game:*:{part}"
+
+    def game_of(self, key: bytes | str, part: str) -> tuple[int, str] | None:
+        """The shard and game id of a per-game key of kind ``part`` of this layout (None: it is none, or its
+        game belongs to another shard under this shard count)."""
+        text = key.decode() if isinstance(key, bytes) else key
+        if not text.startswith(f"{self.prefix}:") or not text.endswith(f":{part}"):
+            return None
+        head, sep, rest = text[len(self.prefix) + 1 : -len(part) - 1].partition(":game:")
+        if not sep or not head.startswith("{s") or not head.endswith("}") or not head[2:-1].isdigit():
+            return None
+        shard = int(head[2:-1])
+        if self.tag(shard) != f"{self.prefix}:{head}" or self.shard_of(rest) != shard:
+            return None
+        return shard, rest
+
+    def family(self, key: bytes | str) -> str:
+        """The kind of a key of this layout, for memory accounting: ``events``, ``out``, ``feed``, ``meta``..."""
+        parts = (key.decode() if isinstance(key, bytes) else key).split(":")
+        if len(parts) >= 5 and parts[2] == "game":
+            return parts[-1]
+        return parts[2] if len(parts) > 2 else "?"
+
+
+LEADERBOARD_PARTS = (
+    "counted", "games", "wins", "shared", "score", "scored", "name", "last", "rank", "member",
+)  # fmt: skip
+"""The keys of one game's leaderboard (projections/count_game.lua documents each)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RMKeys:
+    """Key names of the read models (projections/) for one layout; projections/store.py shows the layout.
+
+    Per-game keys carry the game's shard hash tag, so a game's slice of a model and the model's checkpoint are
+    in one cluster slot; each game name's leaderboard has a tag of its own (``{lb:<game>}``).
+    """
+
+    layout: Layout
+
+    def tag(self, game_id: str) -> str:
+        """The shard tag prefix of a game's read-model keys."""
+        return f"{self.layout.tag(self.layout.shard_of(game_id))}:rm"
+
+    def applied(self, shard: int, model: str) -> str:
+        """A model's checkpoint hash on a shard: game id -> last applied version."""
+        return f"{self.layout.tag(shard)}:rm:{model}:applied"
+
+    def owed(self, shard: int) -> str:
+        """The shard's results owed to the leaderboards (hash: game id -> JSON of the count's arguments),
+        written with the scoreboard's checkpoint, removed once counted (see projections/tally.py)."""
+        return f"{self.layout.tag(shard)}:rm:scoreboard:owed:leaderboard"
+
+    def model_pattern(self, shard: int, model: str) -> str:
+        """A SCAN pattern matching every key of ``model`` on ``shard`` (for a rebuild)."""
+        # Redis glob treats [ and ] specially, braces not; the prefix is ours and holds neither.
+        return f"{self.layout.tag(shard)}:rm:{model}:*"
+
+    def scoreboard(self, game_id: str) -> str:
+        """A game's scoreboard JSON."""
+        return f"{self.tag(game_id)}:scoreboard:{game_id}"
+
+    def replay_snaps(self, game_id: str) -> str:
+        """A game's replay snapshots (hash version -> snapshot)."""
+        return f"{self.tag(game_id)}:replay:{game_id}:snaps"
+
+    def audit(self, game_id: str) -> str:
+        """A game's audit stream (one entry per event, id 0-<version>)."""
+        return f"{self.tag(game_id)}:audit:{game_id}"
+
+    def audit_commands(self, game_id: str) -> str:
+        """A game's audited commands (hash command id -> document)."""
+        return f"{self.tag(game_id)}:audit:{game_id}:cmds"
+
+    def feed(self, game_id: str) -> str:
+        """A game's filtered event feed: one entry per version, with what differs per seat."""
+        return f"{self.tag(game_id)}:feed:{game_id}"
+
+    def feed_now(self, game_id: str) -> str:
+        """A game's current views and legal commands per seat."""
+        return f"{self.tag(game_id)}:feed:{game_id}:now"
+
+    def leaderboard(self, game: str, part: str) -> str:
+        """A key of the leaderboard of the game called ``game`` (registry name): one of
+        :data:`LEADERBOARD_PARTS`."""
+        return f"{self.layout.prefix}:{{lb:{game}}}:rm:leaderboard:{part}"
+
+    def leaderboard_keys(self, game: str) -> list[str]:
+        """Every key of one game's leaderboard, in :data:`LEADERBOARD_PARTS` order (count_game.lua's KEYS)."""
+        return [self.leaderboard(game, part) for part in LEADERBOARD_PARTS]
+
+    def leaderboard_pattern(self) -> str:
+        """A SCAN pattern of every leaderboard key of every game (and of the single cross-game leaderboard of
+        earlier versions, tagged ``{lb}``, so a rebuild clears it too)."""
+        return f"{self.layout.prefix}:{{lb*}}:rm:leaderboard:*"
+
+
+KEY_NAMERS = (RMKeys,)
+"""Key namers besides :class:`Layout`, each built from a layout (the boundary test reads their key segments)."""
+
+
+def scratch(family: str, name: str) -> str:
+    """A benchmark's scratch key outside every layout, in a slot of its own: ``bench:{<family>}:<name>``."""
+    return f"bench:{{{family}}}:{name}"
 
 
 def parse_shards(spec: str, total: int) -> list[int]:

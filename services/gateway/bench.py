@@ -215,7 +215,7 @@ def measure_gateway(
             elapsed, loaded = _run(base, per_game, concurrency)
     finally:
         stack.close()
-        for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+        for key in r.scan_iter(match=layout.everything(), count=1000):
             r.unlink(key)
     one_at_a_time.sort()
     loaded.sort()
@@ -313,7 +313,7 @@ def measure_read_attack(
                     counts[name] = counts.get(name, 0) + count
     finally:
         stack.close()
-        for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+        for key in r.scan_iter(match=layout.everything(), count=1000):
             r.unlink(key)
     alone_p50, attacked_p50 = statistics.median(alone), statistics.median(attacked)
     return {

@@ -205,6 +205,7 @@ class FeedHub:
     async def _follow(self, keys: list[str], armed: asyncio.Event) -> None:
         backoff = 0.1
         cursors: dict[str, bytes | str] | None = None
+        notices = {self.layout.notices(s) for s in range(self.layout.shards)}
         while not self._closing:
             try:
                 if cursors is None:
@@ -215,7 +216,7 @@ class FeedHub:
                 for key, entries in got or ():
                     name = key.decode() if isinstance(key, bytes) else key
                     cursors[name] = entries[-1][0]
-                    if name.endswith(":notices"):
+                    if name in notices:
                         self._notices(entries)
                     else:
                         self._note(entries)

@@ -40,7 +40,7 @@ SHARDS = 16
 
 def _events(r: redis.Redis, layout: Layout) -> list[bytes]:
     """Every event JSON of every game of the bench's layout."""
-    keys = r.scan_iter(f"{layout.prefix}:*:events", count=1000)
+    keys = r.scan_iter(layout.game_keys("events"), count=1000)
     return [f[b"e"] for key in keys for _, f in r.xrange(key)]
 
 
@@ -93,7 +93,7 @@ def measure_timer(url: str, game: str, games: int) -> dict[str, Any]:
     calls_per_game_hour = ALARMS_PER_GAME_HOUR * per_alarm_calls
     cpu_ms_per_game_hour = ALARMS_PER_GAME_HOUR * per_alarm_cpu_us / 1000
     polls_per_s = 1000 / TimerConfig().poll_ms
-    for key in probe.scan_iter(f"{layout.prefix}:*", count=1000):
+    for key in probe.scan_iter(layout.everything(), count=1000):
         probe.delete(key)
     return {
         "timer_games": games,

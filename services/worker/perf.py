@@ -34,7 +34,7 @@ import redis
 from services.bots.random_bot import choose
 from services.bus.connection import connect
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, hash_token, seat_key
-from services.bus.keys import Layout
+from services.bus.keys import Layout, scratch
 from services.client import ServiceClient
 from services.rules.registry import get_game
 from services.worker.rules_worker import RulesWorker, WorkerConfig
@@ -179,7 +179,7 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
 def measure_xadd_rtt(url: str, n: int = 2000) -> dict[str, float]:
     """Round trip of single XADDs (no pipelining) to a scratch stream: p50/p99 in microseconds."""
     r = redis.Redis.from_url(url)
-    key = f"bench:{{rtt}}:{uuid.uuid4().hex}"
+    key = scratch("rtt", uuid.uuid4().hex)
     samples = []
     try:
         for i in range(n + 100):
@@ -239,19 +239,11 @@ def measure_throughput(
     }
 
 
-def _family(key: bytes) -> str:
-    """The kind of a service key, for memory accounting: ``events``, ``out``, ``feed``, ``meta``, ..."""
-    parts = key.decode().split(":")
-    if len(parts) >= 5 and parts[2] == "game":
-        return parts[-1]
-    return parts[2] if len(parts) > 2 else "?"
-
-
 def memory_by_family(r: redis.Redis, layout: Layout) -> dict[str, int]:
     """Bytes Redis holds for the keys of ``layout``, by kind of key (MEMORY USAGE, every element counted)."""
     sizes: Counter[str] = Counter()
-    for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
-        sizes[_family(key)] += int(r.memory_usage(key, samples=0) or 0)
+    for key in r.scan_iter(match=layout.everything(), count=1000):
+        sizes[layout.family(key)] += int(r.memory_usage(key, samples=0) or 0)
     return dict(sizes)
 
 
@@ -306,7 +298,7 @@ def measure_game_memory(url: str, scripts: Sequence[GameScript], shards: int = 1
 
 
 def _drop_prefix(r: redis.Redis, layout: Layout) -> None:
-    for key in r.scan_iter(match=f"{layout.prefix}:*", count=1000):
+    for key in r.scan_iter(match=layout.everything(), count=1000):
         r.unlink(key)
 
 
