@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
+from services.bench.barracks import heuristic_games
 from services.rules.barracks import facts as F
 from services.rules.barracks import plugin
-from services.rules.barracks.bench import heuristic_games
 from tests.barracks.support import NAMES
 
 PLUGIN = plugin()

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from services.bench import shadow_search as search_bench
 from services.bots.kinds import bot_kinds, make_bot
 from services.bots.search import SearchBot, SearchKit
 from services.rules.registry import get_game
-from services.rules.shadow.bots import search_bench
 from services.rules.shadow.bots.search import kit
 from services.rules.shadow.state import GameState
 from tests.rules.support import NAMES, PRESENTER, RULES
