@@ -16,7 +16,7 @@ from services.gateway import errors as E
 from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError
 from services.gateway.lobby import CURSOR_PATTERN, MAX_LIMIT, Cursor, Lobby, LobbyError
-from services.gateway.models import ClaimedSeat, GameKind, GameList, LeftSeat, ListedGame
+from services.gateway.lobby_models import ClaimedSeat, GameKind, GameList, LeftSeat, ListedGame
 from services.gateway.route_common import ERRORS, GAME_NAME_RE, SEAT, new_router
 from services.gateway.service import Gateway
 from services.rules.registry import game_names, get_game

@@ -6,13 +6,9 @@ from fastapi import Query, Request, Response
 
 from services.gateway import chatting, pages
 from services.gateway.auth import seat_of
+from services.gateway.chat_models import DEFAULT_CHAT_CHARS, MAX_CHAT_CHARS, MIN_CHAT_CHARS, ChatReply, ChatRequest
 from services.gateway.games import History, Position
 from services.gateway.models import (
-    DEFAULT_CHAT_CHARS,
-    MAX_CHAT_CHARS,
-    MIN_CHAT_CHARS,
-    ChatReply,
-    ChatRequest,
     NarratedEvent,
     SeatEvents,
     SeatView,
