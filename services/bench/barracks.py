@@ -24,8 +24,8 @@ import orjson
 
 from services.bench.context import Context
 from services.bench.engine import section_machine
-from services.rules.barracks.bots import HeuristicBot, RandomBot
-from services.rules.barracks.rules import BarracksRules
+from services.games.barracks.bots.heuristic import HeuristicBot, RandomBot
+from services.games.barracks.rules.decider import BarracksRules
 from services.rules.registry import get_game
 
 NAMES = ("North", "East", "South", "West")

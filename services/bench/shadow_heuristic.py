@@ -1,7 +1,7 @@
 """Shadow's section of ``make bench`` (listed in the plugin's ``bench_sections``): ``heuristic_win_rate``.
 
 The share of 200 seeded 4-player games (1 heuristic bot against 3 random bots, the heuristic seat rotating)
-that the heuristic bot wins, as :func:`services.rules.shadow.bots.arena.heuristic_win_rate` defines it; the
+that the heuristic bot wins, as :func:`services.games.shadow.bots.arena.heuristic_win_rate` defines it; the
 target is at least 0.8. The games are independent, so they are spread over a few processes; the figure does not
 depend on how (each game is seeded by its number).
 """
@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from services.rules.shadow.bots.arena import heuristic_game
+from services.games.shadow.bots.arena import heuristic_game
 
 GAMES = 200
 QUICK_GAMES = 12

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.bots.search import SearchBot, SearchKit
+from services.games.shadow.bots.arena import NAMES, PLAYERS
+from services.games.shadow.bots.heuristic import HeuristicBot
+from services.games.shadow.bots.search import kit
+from services.games.shadow.rules.decider import ShadowRules
+from services.games.shadow.rules.state import GameState
 from services.rules.contract import Bot, Command
-from services.rules.shadow.bots.arena import NAMES, PLAYERS
-from services.rules.shadow.bots.heuristic import HeuristicBot
-from services.rules.shadow.bots.search import kit
-from services.rules.shadow.rules import ShadowRules
-from services.rules.shadow.state import GameState
 
 GAMES = 8
 HEAD_TO_HEAD_GAMES = 2
