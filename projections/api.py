@@ -76,34 +76,19 @@ commands (what the seat may know while the game runs).
 
 from __future__ import annotations
 
-import re
-import threading
-from collections import OrderedDict
-from collections.abc import Mapping
-from html import escape
 from typing import Any
 
 import orjson
-import redis
 
-from projections.base import shown_text
+from projections.audit_queries import AuditQueries
+from projections.board_queries import BoardQueries
 from projections.export import export_lines
-from projections.history import BadSeat, BadVersion, Game, History, ReadModelError, UnknownGame
-from projections.models import (
-    REPLAY_SNAPSHOT_EVERY,
-    apply_view_patch,
-    command_doc,
-    compose_audit_entry,
-    compose_refusal_entry,
-    labelled_legal,
-    now_fields,
-    scoreboard_doc,
-)
-from projections.store import WIN_UNITS, RMKeys
+from projections.feed_queries import SeatFeedQueries
+from projections.history import BadSeat, BadVersion, ReadModelError, UnknownGame
+from projections.models import scoreboard_doc
+from projections.store import WIN_UNITS
 from projections.verify import VerifyError, verify_game
-from services.bus.keys import Layout
 from services.rules import fair
-from services.rules.reference import Ruling
 from services.rules.registry import default_game, game_names, get_game
 from services.store.eventstore import command_of_event
 
@@ -115,26 +100,6 @@ MAX_PAGE = 100
 """Most rows of a leaderboard one query answers."""
 MAX_OFFSET = 2**31 - 1
 _ROW_PARTS = ("games", "wins", "shared", "score", "scored", "name")
-
-
-def _dumps_doc(doc: dict[str, Any]) -> bytes:
-    return orjson.dumps(doc, default=str)
-
-
-def _interleave(events: list[dict[str, Any]], refusals: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Event entries in version order with each refusal after the event of the version it was judged at."""
-    out: list[dict[str, Any]] = []
-    pending = iter(refusals)
-    nxt = next(pending, None)
-    for entry in events:
-        out.append(entry)
-        while nxt is not None and nxt["version"] <= entry["version"]:
-            out.append(nxt)
-            nxt = next(pending, None)
-    while nxt is not None:
-        out.append(nxt)
-        nxt = next(pending, None)
-    return out
 
 
 class UnknownGameName(ReadModelError):
@@ -149,18 +114,10 @@ class BadPage(ReadModelError):
     code = "bad_page"
 
 
-class ReadModels:
+class ReadModels(BoardQueries, AuditQueries, SeatFeedQueries):
     """Queries over the read models of one Redis (``client``) and key layout. Thread-safe."""
 
-    def __init__(self, client: redis.Redis, layout: Layout | None = None) -> None:
-        self.r = client
-        self.layout = layout or Layout.from_env()
-        self.keys = RMKeys(self.layout)
-        self.history = History(client, self.layout, self.keys, REPLAY_SNAPSHOT_EVERY)
-        self._lock = threading.Lock()
-        self._legals: OrderedDict[tuple[str, int, int], list[dict[str, Any]]] = OrderedDict()
-
-    # --- scoreboard -----------------------------------------------------------------------------------
+    # --- scoreboard and leaderboard -------------------------------------------------------------------
     def scoreboard(self, game_id: str) -> dict[str, Any]:
         """The live scoreboard of one game (see the module docstring for the shape)."""
         game = self.history.game(game_id)
@@ -224,197 +181,7 @@ class ReadModels:
             "rows": rows,
         }
 
-    # --- replay ---------------------------------------------------------------------------------------
-    def replay(self, game_id: str, version: int, seat: int | None = None) -> dict[str, Any]:
-        """The board after event ``version`` (0: before the first) and that event, as ``seat`` may see them."""
-        game = self.history.game(game_id)
-        game.check_version(version)
-        game.check_seat(seat)
-        state, events = self.history.state_at(game, version)
-        final = self.history.final(game)
-        rules, presenter = game.rules, game.presenter
-        shown: dict[str, Any] | None = None
-        text = "Before the first event."
-        if version >= 1:
-            event = events[-1]
-            parsed = rules.parse_event(event.data)
-            # The reader's moment: a finished game has no secrets left; a running one keeps them as of then.
-            shown = presenter.redact(parsed, seat, final if final is not None else state)
-            text = shown_text(presenter, parsed, shown, game.players) if shown is not None else "(not visible)"
-        return {
-            "game_id": game_id,
-            "version": version,
-            "last_version": game.version,
-            "previous": version - 1 if version > 0 else None,
-            "next": version + 1 if version < game.version else None,
-            "seat": seat,
-            "event": shown,
-            "event_text": text,
-            "view": presenter.replay_view(state, seat, final),
-            "board_text": presenter.render_text(state, seat, final),
-            "fairness": self._fairness_at(game, final if final is not None else state),
-        }
-
-    def _fairness_at(self, game: Game, state: Any) -> dict[str, Any] | None:
-        """The public fairness of a game (practice table or not, the commitment) as of ``state``; before the
-        commitment is recorded (the first events of the opening), as of the game's last event."""
-        shown = game.rules.fairness(state)
-        if shown is None and game.version > 0:
-            shown = game.rules.fairness(self.history.state_at(game, game.version)[0])
-        return shown
-
-    def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
-        """The board as text (chat-bots, terminal) after ``version`` (None: the latest)."""
-        game, state, final = self._board(game_id, version, seat)
-        board = str(game.presenter.render_text(state, seat, final))
-        # The clocks as of the position's last recorded stamp: a replay shows them the same on any day.
-        clocks = game.plugin.rules.clock_text(state, game.meta.players)
-        return board if clocks is None else f"{board}\n{clocks}"
-
-    def board_svg(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:
-        """The board as an SVG document after ``version`` (None: the latest)."""
-        game, state, final = self._board(game_id, version, seat)
-        board = str(game.presenter.render_svg(state, seat, final))
-        clocks = game.plugin.rules.clock_text(state, game.meta.players)
-        return board if clocks is None else svg_with_line(board, clocks)
-
-    def _board(self, game_id: str, version: int | None, seat: int | None) -> tuple[Game, Any, Any]:
-        game = self.history.game(game_id)
-        v = game.version if version is None else version
-        game.check_version(v)
-        game.check_seat(seat)
-        state, _ = self.history.state_at(game, v)
-        return game, state, self.history.final(game)
-
-    # --- audit and verification -----------------------------------------------------------------------
-    def audit(
-        self, game_id: str, version: int | None = None, seat: int | None = None, after: int = 0,
-        limit: int | None = None,
-    ) -> dict[str, Any]:  # fmt: skip
-        """Why each event (or the one at ``version``) happened, and every refused command, in the order they were
-        judged: command, sender, time, rulings (with their texts), inputs.
-
-        ``seat`` None: the referee's full record (every secret: show it to referees, or once the game is over).
-        A seat: what that seat may know of it while the game runs, its own refused commands only (a seat's own
-        refusals are its secret [K14]; its events are in its feed).
-
-        ``limit``: one page, the versions ``after < v <= after + limit`` (events and the commands refused at
-        them); the answer then also holds ``after``, ``next`` (the following page's ``after``, None at the end),
-        ``last_version`` and ``over``."""
-        game = self.history.game(game_id)
-        game.check_seat(seat)
-        if version is not None and not 1 <= version <= game.version:
-            raise BadVersion(f"game {game_id} has events 1..{game.version}, not {version}")
-        if version is not None:
-            first, last = version, version
-        else:
-            first = after + 1
-            last = game.version if limit is None else min(game.version, after + limit)
-        page: dict[str, Any] = {}
-        if limit is not None or version is not None:
-            paged = version is None
-            page = {
-                "last_version": game.version, "over": game.finished, "after": after if paged else None,
-                "next": last if paged and last < game.version else None,
-            }  # fmt: skip
-        if last < first:
-            return {"game_id": game_id, **({"seat": seat} if seat is not None else {}), **page, "entries": []}
-        reference = game.plugin.rulings()
-        refusals = self._refusals(game, first, last, seat, reference)
-        over = game.meta.finished
-        if seat is not None:
-            return {"game_id": game_id, "seat": seat, **page, "entries": fair.scrub(refusals, over)}
-        got = self.r.xrange(self.keys.audit(game_id), min=f"0-{first}", max=f"0-{last}")
-        cids = sorted({f[b"c"] for _, f in got})
-        docs = dict(zip(cids, self.r.hmget(self.keys.audit_commands(game_id), cids), strict=True)) if cids else {}
-        rules, presenter = game.rules, game.presenter
-        entries = []
-        for eid, f in got:
-            doc = docs.get(f[b"c"])
-            v = int(eid.decode().partition("-")[2])
-            data = orjson.loads(f[b"e"])
-            command = orjson.loads(doc) if doc else None
-            entries.append(
-                compose_audit_entry(
-                    v,
-                    data,
-                    int(f[b"t"]),
-                    f[b"c"].decode(),
-                    command,
-                    f[b"x"].decode(),
-                    automatic=presenter.flow_event(rules.parse_event(data)),
-                    reference=reference,
-                )
-            )
-        done = entries[-1]["version"] if entries else first - 1
-        if done < last:
-            # The audit model is behind (or not running): the rest straight from the store, composed alike.
-            entries += self._audit_from_store(game, done + 1, last, reference)
-        # The seed and the salt are the referee's secrets until the end, even in the referee's record [X23, KX23].
-        fairness = self.fairness(game)
-        return {
-            "game_id": game_id,
-            **page,
-            "practice": bool(fairness.get("practice")),
-            "fairness": fair.scrub(fairness, over),
-            "entries": fair.scrub(_interleave(entries, refusals), over),
-        }
-
-    def fairness(self, game: Game) -> dict[str, Any]:
-        """Whether the game's recorded reveal matches its published commitment (``services/rules/fair.py``)."""
-        events = self.history.events(game, 1, game.version)
-        return fair.verdict(e.data for i, e in enumerate(events) if i == 0 or e.data.get("type") in fair.FACTS)
-
-    def _audit_from_store(
-        self, game: Game, first: int, last: int, reference: Mapping[str, Ruling]
-    ) -> list[dict[str, Any]]:
-        log = {c.command_id: c for c in self.history.commands(game)}
-        docs: dict[str, dict[str, Any]] = {}
-        out = []
-        for stored in self.history.events(game, first, last):
-            event = game.rules.parse_event(stored.data)
-            cmd = log.get(stored.command_id)
-            if cmd is not None and not (cmd.outcome.get("first_version") or 0) <= stored.version <= cmd.version:
-                cmd = None
-            if cmd is not None and cmd.command_id not in docs:
-                # Labelled in the position it was sent in: the state before its first event.
-                pre, _ = self.history.state_at(game, int(cmd.outcome.get("first_version", 1)) - 1)
-                docs[cmd.command_id] = orjson.loads(_dumps_doc(command_doc(game.ctx(pre, 0), cmd, pre)))
-            explanation = game.presenter.explain_event(event, game.players)
-            doc = docs.get(cmd.command_id) if cmd is not None else None
-            out.append(
-                compose_audit_entry(
-                    stored.version,
-                    stored.data,
-                    stored.at,
-                    stored.command_id,
-                    doc,
-                    explanation,
-                    automatic=game.presenter.flow_event(event),
-                    reference=reference,
-                )
-            )
-        return out
-
-    def _refusals(
-        self, game: Game, first: int, last: int, seat: int | None, reference: Mapping[str, Ruling]
-    ) -> list[dict[str, Any]]:
-        """The refused commands (of ``seat``, or all) judged at versions ``first..last``, in log order; each
-        labelled in the position it was judged in."""
-        refused = [
-            c for c in self.history.commands(game)
-            if c.kind == "cmd" and not c.accepted and first <= c.version <= last and (seat is None or c.seat == seat)
-        ]  # fmt: skip
-        states: dict[int, Any] = {}
-        out = []
-        for cmd in refused:
-            if cmd.version not in states:
-                states[cmd.version], _ = self.history.state_at(game, cmd.version)
-            state = states[cmd.version]
-            doc = orjson.loads(_dumps_doc(command_doc(game.ctx(state, cmd.version), cmd, state)))
-            out.append(compose_refusal_entry(doc, reference))
-        return out
-
+    # --- verification and the logs --------------------------------------------------------------------
     def verify(self, game_id: str) -> dict[str, Any]:
         """Re-run the game's recorded commands through the current rules; every event that differs."""
         try:
@@ -450,115 +217,3 @@ class ReadModels:
         if cmd.kind == "create":  # its seed is the referee's secret until the end
             payload = fair.scrub(payload, self.history.game(game_id).meta.finished)
         return {"id": cmd.command_id, "seat": cmd.seat, "payload": payload}
-
-    # --- seat feed ------------------------------------------------------------------------------------
-    def seat_feed(self, game_id: str, seat: int | None, after_version: int = 0) -> dict[str, Any]:
-        """One seat's (None: a spectator's) view, legal commands with labels, and its events after a version."""
-        game = self.history.game(game_id)
-        game.check_seat(seat)
-        if after_version < 0:
-            raise BadVersion(f"after_version must be >= 0, not {after_version}")
-        who = "spec" if seat is None else str(seat)
-        pipe = self.r.pipeline(transaction=False)
-        # One read of the hash: the view, who is awaited and the state all belong to the same version.
-        pipe.hmget(self.keys.feed_now(game_id), "version", "over", "view:spec", f"view:{who}", "awaiting", "state")
-        pipe.xrange(self.keys.feed(game_id), min=f"0-{after_version + 1}", max="+")
-        (version_raw, over_raw, spec_raw, view_raw, awaiting_raw, state_raw), entries = pipe.execute()
-        if version_raw is None:
-            # Not projected yet: the same answer, from the store. (A model a little behind answers as of its
-            # version; the client resumes from there.)
-            return self._seat_feed_from_store(game, seat, after_version)
-        version = int(version_raw)
-        own_e, own_x = (b"e", b"x") if seat is None else (f"e{seat}".encode(), f"x{seat}".encode())
-        events = []
-        for eid, fields in entries:
-            v = int(eid.decode().partition("-")[2])
-            if v > version:
-                break  # newer than the view read with it: the next call, from ``version``, brings it
-            shown, text = (fields[own_e], fields.get(own_x, b"")) if own_e in fields else (fields[b"e"], fields[b"x"])
-            if shown:  # empty: withheld from this seat
-                events.append({"version": v, "event": orjson.loads(shown), "text": text.decode()})
-        return {
-            "game_id": game_id,
-            "seat": seat,
-            "version": version,
-            "view": self._seat_view(spec_raw, view_raw, seat),
-            "legal": self._legal(game, version, seat, awaiting_raw, state_raw),
-            "events": events,
-            "over": over_raw == b"1",
-        }
-
-    def _legal(
-        self, game: Game, version: int, seat: int | None, awaiting_raw: bytes | None, state_raw: bytes | None
-    ) -> list[dict[str, Any]]:
-        """The labelled legal commands of an awaited seat, from the feed model's stored state (cached)."""
-        if seat is None or awaiting_raw is None or seat not in orjson.loads(awaiting_raw):
-            return []
-        key = (game.game_id, version, seat)
-        with self._lock:
-            hit = self._legals.get(key)
-        if hit is not None:
-            return hit
-        if state_raw is not None:
-            state = game.rules.restore(state_raw)
-        else:
-            state, _ = self.history.state_at(game, version)
-        legal = orjson.loads(orjson.dumps(labelled_legal(game.rules, game.presenter, state, seat), default=str))
-        with self._lock:
-            self._legals[key] = legal
-            while len(self._legals) > 1024:
-                self._legals.popitem(last=False)
-        return legal  # type: ignore[no-any-return]
-
-    @staticmethod
-    def _seat_view(spec_raw: bytes | None, own_raw: bytes | None, seat: int | None) -> dict[str, Any] | None:
-        """A seat's view from the stored spectators' view and the seat's difference to it."""
-        if spec_raw is None:
-            return None
-        spectators = orjson.loads(spec_raw)
-        if seat is None or own_raw is None:
-            return spectators  # type: ignore[no-any-return]
-        return apply_view_patch(spectators, orjson.loads(own_raw))
-
-    def _seat_feed_from_store(self, game: Game, seat: int | None, after: int) -> dict[str, Any]:
-        rules, presenter = game.rules, game.presenter
-        state, _ = self.history.state_at(game, min(after, game.version))
-        events = []
-        for stored in self.history.events(game, after + 1, game.version):
-            event = rules.parse_event(stored.data)
-            state = rules.evolve(state, event)
-            shown = presenter.redact(event, seat, state)
-            if shown is not None:
-                shown = orjson.loads(orjson.dumps(shown, default=str))
-                text = shown_text(presenter, event, shown, game.players)
-                events.append({"version": stored.version, "event": shown, "text": text})
-        who = "spec" if seat is None else str(seat)
-        fields = now_fields(game.ctx(state, game.version), state, game.version)
-        now = {str(fields[i]): fields[i + 1] for i in range(0, len(fields), 2)}
-        return {
-            "game_id": game.game_id,
-            "seat": seat,
-            "version": game.version,
-            "view": self._seat_view(now["view:spec"], now[f"view:{who}"], seat),
-            "legal": orjson.loads(orjson.dumps(labelled_legal(rules, presenter, state, seat), default=str))
-            if seat is not None and seat in rules.awaited(state)
-            else [],
-            "events": events,
-            "over": bool(rules.is_over(state)),
-        }
-
-
-_SVG_SIZE = re.compile(r'(<svg\b[^>]*?\bheight=")(\d+)("[^>]*?\bviewBox="0 0 \d+ )(\d+)(")')
-
-
-def svg_with_line(svg: str, line: str) -> str:
-    """``svg`` made one line taller, with ``line`` written at its bottom (a board's clocks); unchanged when its root
-    element does not give its height and viewBox as plain numbers."""
-    found = _SVG_SIZE.search(svg)
-    end = svg.rfind("</svg>")
-    if found is None or end < 0 or found.group(2) != found.group(4):
-        return svg
-    height = int(found.group(2))
-    taller = f"{found.group(1)}{height + 24}{found.group(3)}{height + 24}{found.group(5)}"
-    text = f'<text x="10" y="{height + 16}" font-size="13" font-family="monospace">{escape(line)}</text>'
-    return svg[: found.start()] + taller + svg[found.end() : end] + text + svg[end:]

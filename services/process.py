@@ -1,4 +1,12 @@
-"""Helpers shared by the long-running processes (rules worker, projections, gateway, bots, serve)."""
+"""The base of the long-running processes (rules worker, projections, bots, webhooks, timer; the gateway and
+``throne serve`` use its pieces).
+
+A shard process's ``__main__`` names only what is its own: its options (``add_arguments``) and how it serves a
+:class:`ShardDeployment` (``serve``); :func:`run_shard_process` does the rest, the same for all of them: the
+deployment options (Redis, shards, key layout, plugins, logs, metrics port, ready file) to arguments, the logs,
+the plugins, the readiness file, and, through :meth:`ShardDeployment.serve_until_stopped`, the signals and the
+metrics endpoint.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +16,15 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from types import FrameType
 
-from services.bus.keys import Layout
+import redis
+from prometheus_client.registry import Collector
+
+from services.bus.connection import connect
+from services.bus.keys import Layout, parse_shards
 from services.bus.readiness import PROCESS, READY_FILE_ENV
 from services.log import configure
 from services.metrics import endpoint as metrics
@@ -63,3 +77,50 @@ def start_deployment_process(args: argparse.Namespace, prog: str) -> Layout | No
     PROCESS.set_path(args.ready_file)
     env_layout = Layout.from_env()
     return Layout(prefix=args.prefix or env_layout.prefix, shards=args.shard_count or env_layout.shards)
+
+
+@dataclass(frozen=True)
+class ShardDeployment:
+    """A shard process once started: its parsed arguments, its key layout and the shards it serves."""
+
+    args: argparse.Namespace
+    layout: Layout
+    shards: list[int]
+
+    def connect(self) -> redis.Redis:
+        """A new connection to the deployment's Redis (each worker, thread or half keeps its own)."""
+        return connect(self.args.redis_url)
+
+    def serve_until_stopped(
+        self,
+        role: str,
+        collectors: Callable[[redis.Redis], Iterable[Collector]],
+        loop: Callable[[threading.Event], None],
+    ) -> int:
+        """Stop on SIGTERM/SIGINT, serve the metrics of ``role`` (``collectors`` get their own scrape client),
+        then run ``loop(stop)`` until it returns; 0."""
+        stop = stop_on_signals()
+        metrics.start(self.args, role, collectors(metrics.scrape_client(self.args.redis_url)))
+        loop(stop)
+        return 0
+
+
+def run_shard_process(
+    argv: Sequence[str] | None,
+    *,
+    module: str,
+    doc: str,
+    add_arguments: Callable[[argparse.ArgumentParser], None],
+    serve: Callable[[ShardDeployment], int],
+    plugin_help: str = "module to import (registers games)",
+) -> int:
+    """``python -m <module>``: parse the deployment options and the process's own (``add_arguments``), start
+    (logs, plugins, readiness) and hand the deployment to ``serve``; 2 when no Redis is named."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}", description=doc.strip().splitlines()[0])
+    add_deployment_arguments(parser, plugin_help=plugin_help)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    layout = start_deployment_process(args, module)
+    if layout is None:
+        return 2
+    return serve(ShardDeployment(args, layout, parse_shards(args.shards, layout.shards)))

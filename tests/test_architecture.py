@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import grimp
 
+MEASURING_TOOLS = {"services.bench"}
+"""Packages that, like the tests, may measure a game's internals (a game's own bench section): not generic code."""
+
 
 def _game_of(module: str) -> str | None:
     """The game package ``module`` belongs to (``services.games.shadow``), or None for generic code."""
@@ -14,11 +17,17 @@ def _game_of(module: str) -> str | None:
     return None
 
 
+def _measures(module: str) -> bool:
+    """Whether ``module`` belongs to a measuring tool (:data:`MEASURING_TOOLS`)."""
+    return any(module == tool or module.startswith(tool + ".") for tool in MEASURING_TOOLS)
+
+
 def _imports_across(graph: grimp.ImportGraph) -> list[str]:
     """Every direct import whose importer and imported module belong to different games (or to none)."""
     return [
         f"{module} -> {imported}"
         for module in sorted(graph.modules)
+        if not _measures(module)
         for imported in graph.find_modules_directly_imported_by(module)
         if _game_of(imported) is not None and _game_of(imported) != _game_of(module)
     ]

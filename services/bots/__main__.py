@@ -14,38 +14,33 @@ import sys
 from collections.abc import Sequence
 
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.connection import connect
-from services.bus.keys import parse_shards
-from services.metrics import endpoint as metrics
 from services.metrics import roles
-from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
+from services.process import ShardDeployment, run_shard_process
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The bots process's own options (the deployment's come from services/process.py)."""
+    defaults = BotConfig()
+    p.add_argument("--consumer", default=None, help="consumer name in the feeds' 'bots' group")
+    p.add_argument("--sweep-every-ms", type=int, default=defaults.sweep_every_ms)
+    p.add_argument("--cache-size", type=int, default=defaults.cache_size)
+
+
+def serve(d: ShardDeployment) -> int:
+    """Play the bot seats of the deployment's shards until stopped."""
+    config = BotConfig(sweep_every_ms=d.args.sweep_every_ms, cache_size=d.args.cache_size)
+    runner = BotRunner(d.connect(), d.shards, layout=d.layout, config=config, consumer=d.args.consumer)
+    return d.serve_until_stopped(
+        "bots", lambda scraped: roles.bots(scraped, d.layout, runner.shards, runner.stats), runner.run
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments, run the bots until SIGTERM/SIGINT."""
-    defaults = BotConfig()
-    p = argparse.ArgumentParser(prog="python -m services.bots", description=__doc__.splitlines()[0])
-    add_deployment_arguments(p, plugin_help="module to import (registers games, bot kinds)")
-    p.add_argument("--consumer", default=None, help="consumer name in the feeds' 'bots' group")
-    p.add_argument("--sweep-every-ms", type=int, default=defaults.sweep_every_ms)
-    p.add_argument("--cache-size", type=int, default=defaults.cache_size)
-    args = p.parse_args(argv)
-
-    layout = start_deployment_process(args, "services.bots")
-    if layout is None:
-        return 2
-    config = BotConfig(sweep_every_ms=args.sweep_every_ms, cache_size=args.cache_size)
-    runner = BotRunner(
-        connect(args.redis_url),
-        parse_shards(args.shards, layout.shards),
-        layout=layout,
-        config=config,
-        consumer=args.consumer,
-    )
-    stop = stop_on_signals()
-    metrics.start(args, "bots", roles.bots(metrics.scrape_client(args.redis_url), layout, runner.shards, runner.stats))
-    runner.run(stop)
-    return 0
+    return run_shard_process(
+        argv, module="services.bots", doc=__doc__ or "", add_arguments=add_arguments, serve=serve,
+        plugin_help="module to import (registers games, bot kinds)",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -47,7 +47,6 @@ up from the event streams); splitting the shards between runners (``--shards``) 
 from __future__ import annotations
 
 import os
-import secrets
 import socket
 import threading
 import time
@@ -59,8 +58,8 @@ from dataclasses import dataclass, field
 import orjson
 import redis
 
-from services.bots.games import BotConfig, BotGame, BotGames, Sent, bot_seed
-from services.bots.kinds import Bot, UnknownBot, make_bot
+from services.bots.games import BotConfig, BotGame, BotGames
+from services.bots.moves import next_command
 from services.bus import envelope as env_mod
 from services.bus.client import BusClient
 from services.bus.consumer import ConsumerLoop, GroupConsumer
@@ -357,59 +356,7 @@ class BotRunner:
             raise
 
     def _decide(self, game: BotGame) -> CommandEnvelope | None:
-        if game.behind:
-            self.bot_games.catch_up(game)
-        rules = game.rules
-        if rules.is_over(game.state):
-            self.log.info("bots.game_over", game=game.game_id, shard=game.shard, version=game.version)
-            self.bot_games.forget(game.game_id, game.shard)
-            return None
-        if game.sent is not None and game.sent.version == game.version:
-            return None
-        if game.retry_at > time.monotonic():
-            return None
-        playing = self.bot_games.playing(game)
-        seats = [s for s in rules.awaited(game.state) if s in playing]
-        if not seats:
-            return None
-        seat = seats[0]
-        kind, key = playing[seat]
-        seed = bot_seed(game.game_id, seat, game.version, game.attempt)
-        ctx = {"game": game.game_id, "shard": game.shard, "version": game.version, "seat": seat, "kind": kind}
-        command = None
-        try:
-            command = self._bot(kind, game.name, seed).choose(rules, game.state, seat)
-        except Exception as exc:
-            # A broken bot must not stall the game: its seat plays a random legal command this time.
-            self.log.exception("bots.bot_failed", **ctx, error=repr(exc))
-            command = make_bot("random", game.name, seed).choose(rules, game.state, seat)
-        if command is None:
-            # Try again later (another attempt, another seed) rather than leave the game waiting for good.
-            game.attempt += 1
-            game.retry_at = time.monotonic() + self.cfg.retry_cap_ms / 1000
-            self.log.error("bots.no_command", **ctx, retry_in_s=self.cfg.retry_cap_ms / 1000)
-            return None
-        # Unguessable: the version and seat are there for people reading logs, the random part for safety.
-        cid = f"bot-{game.version}-{seat}-{secrets.token_hex(8)}"
-        env = CommandEnvelope.signed(
-            key,
-            command_id=cid,
-            game_id=game.game_id,
-            seat=seat,
-            payload=rules.encode_command(command),
-            expected_version=game.version,
-            no_reply=True,  # the bots read outcomes, never a reply: none is kept for them
-        )
-        game.sent = Sent(env, game.version, time.monotonic())
-        game.retry_at = 0.0
-        self.games.get(game.game_id)  # the most recent now
-        self.log.debug("bots.submit", **ctx, cid=cid, command=getattr(command, "type", ""))
+        env = next_command(game, self.bot_games, self.cfg, self.log)
+        if env is not None:
+            self.games.get(game.game_id)  # the most recent now
         return env
-
-    def _bot(self, kind: str, game: str, seed: int) -> Bot:
-        try:
-            return make_bot(kind, game, seed)
-        except UnknownBot as exc:
-            # Bot seats are written by the game's creator; an unknown kind still gets a player.
-            self.log.error("bots.unknown_kind", kind=kind, game_name=game, error=str(exc))
-            return make_bot("random", game, seed)

@@ -9,8 +9,8 @@ behind every feed of a process, feed caps), ``auth`` (seat tokens), ``limits`` (
 and wait on the event loop), ``openapi`` (the typed document: the games' schemas, short operation ids),
 ``docs`` (Swagger UI at ``/docs``, served offline), ``cors`` (allowed web origins), ``boardlinks`` (signed,
 short-lived links to a seat's board), ``lobby`` and ``lobby_routes`` (listing games, open seats and their claims,
-leaving a seat), ``web`` (the web client served at ``/``: its page, ES modules and styles), ``bench`` (figures
-for ``make bench``).
+leaving a seat), ``web`` (the web client served at ``/``: its page, ES modules and styles). Its figures for
+``make bench`` are in services/bench/gateway.py.
 
 Run it: ``REDIS_URL=redis://127.0.0.1:6379/0 python -m services.gateway --host 127.0.0.1 --port 8000`` next to
 ``python -m services.worker``. The OpenAPI document is served at ``/openapi.json`` (and ``/docs``).

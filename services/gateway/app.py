@@ -69,7 +69,7 @@ def create_app(
     async_client: Any = None,
     feed_client: Any = None,
     limits: Limits | None = None,
-    read_models: Any = None,
+    read_models: ReadModels | None = None,
     cache_size: int = 1000,
     threads: int = 64,
     cors_origins: Sequence[str] | None = None,

@@ -22,9 +22,9 @@ from starlette.concurrency import run_in_threadpool
 
 from services.gateway import errors as E
 from services.gateway.auth import seat_of
+from services.gateway.chat_models import ChatReply, ChatRequest, Listing, ListingEntry
 from services.gateway.errors import ApiError
 from services.gateway.games import GameInfo, History, Position
-from services.gateway.models import ChatReply, ChatRequest, Listing, ListingEntry
 from services.gateway.narration import lines, plugin_of
 from services.gateway.service import Gateway
 from services.menus.menu import Menu, Page, menu_of

@@ -8,20 +8,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, ParamSpec, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import Path, Query, Request
 
 from services.bots.kinds import bot_kinds, default_bot
 from services.bus.keys import GAME_ID_RE
 from services.gateway import errors as E
-from services.gateway.auth import TokenFirstRoute, bearer_token, seat_of
+from services.gateway.auth import bearer_token, seat_of
 from services.gateway.errors import ApiError
 from services.gateway.lobby import CURSOR_PATTERN, MAX_LIMIT, Cursor, Lobby, LobbyError
-from services.gateway.models import ClaimedSeat, GameKind, GameList, LeftSeat, ListedGame
-from services.gateway.routes import ERRORS, GAME_NAME_RE, SEAT, _known_query_only
+from services.gateway.lobby_models import ClaimedSeat, GameKind, GameList, LeftSeat, ListedGame
+from services.gateway.route_common import ERRORS, GAME_NAME_RE, SEAT, new_router
 from services.gateway.service import Gateway
 from services.rules.registry import game_names, get_game
 
-router = APIRouter(dependencies=[Depends(_known_query_only)], route_class=TokenFirstRoute)
+router = new_router()
 
 GameId = Path(pattern=GAME_ID_RE.pattern, max_length=64, description="the game's id")
 SeatNo = Path(ge=0, lt=64, description="a seat (0-based)")

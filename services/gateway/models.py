@@ -33,11 +33,13 @@ BotKind = Annotated[str, Field(pattern=BOT_KIND_RE.pattern)]
 Version = Int(0, MAX_VERSION)
 
 
-class _Request(BaseModel):
+class StrictRequest(BaseModel):
+    """A request body: strict types, no unknown fields."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class CreateGameRequest(_Request):
+class CreateGameRequest(StrictRequest):
     """Open a game of ``game`` (its name in the registry) for ``players``, one name per seat."""
 
     game: str = Field(min_length=1, max_length=64, examples=["shadow"])
@@ -153,7 +155,7 @@ class GameSummary(BaseModel):
     fairness: Fairness | None = None
 
 
-class CommandRequest(_Request):
+class CommandRequest(StrictRequest):
     """A command of the token's seat; ``command`` is the game's command JSON (its ``seat`` may be left out)."""
 
     command: JsonObject = Field(examples=[{"type": "Pass"}])
@@ -286,135 +288,7 @@ class AuditPage(BaseModel):
     )
 
 
-MIN_CHAT_CHARS = 300
-MAX_CHAT_CHARS = 65536
-DEFAULT_CHAT_CHARS = 2000
-"""A chat message's size limit (characters): 2,000 by default, within common platforms' limits."""
-
-
-class ChatRequest(_Request):
-    """One line of chat: empty, ``board`` or ``help`` shows the board and menu; ``more`` and ``back`` page the
-    menu; a group's key opens it; a number or phrase picks a move."""
-
-    text: str = Field(max_length=500)
-    version: Version | None = Field(
-        default=None, description="the version of the menu the text refers to (refused if the game moved)"
-    )
-    since: Version | None = Field(
-        default=None,
-        description="the version this seat last saw: the reply narrates what happened after it (default: what "
-        "the gateway remembers from this seat's last chat message)",
-    )
-    max_chars: Int(MIN_CHAT_CHARS, MAX_CHAT_CHARS) | None = Field(
-        default=None,
-        description=f"the longest message the chat platform takes (default {DEFAULT_CHAT_CHARS}, or the query's)",
-    )
-
-
-class ListingEntry(BaseModel):
-    """One line of a menu listing: a move (``number``), a group (``key``, ``title``, ``count``) or a heading."""
-
-    text: str
-    number: int | None = None
-    key: str | None = None
-    title: str | None = None
-    count: int | None = None
-
-
-class Listing(BaseModel):
-    """The part of the menu a reply shows: group ``key`` ("" the top), page ``page`` (from 0) of ``pages``."""
-
-    key: str
-    page: int
-    pages: int
-    entries: list[ListingEntry]
-
-
-class ChatReply(BaseModel):
-    """The board as text for the seat, its numbered menu of legal moves, and what the line did.
-
-    ``messages`` is the whole reply as chat messages of at most ``max_chars`` characters each, in order: what
-    happened since the seat's last message (``narration``), its own move (``result``), the board, and the
-    menu listing (or the prompt and a page of it). ``menu`` lists every move, numbered in menu order.
-    """
-
-    game_id: str
-    seat: int
-    version: int
-    over: bool
-    board: str
-    menu: list[str]
-    result: dict[str, Any] | None
-    since: int = Field(description="the narration tells what happened after this version")
-    narration: list[str] = Field(description="what the others did since then, as lines (not this seat's move)")
-    prompt: str | None = Field(description="what the game asks this seat now, and where (None: not its turn)")
-    listing: Listing
-    messages: list[str]
-    max_chars: int
-
-
-class ListedSeat(BaseModel):
-    """A seat of a listed game: who sits there, whether it is open, played by a bot, or left by its player."""
-
-    seat: int
-    player: str
-    player_id: str | None
-    open: bool
-    bot: str | None
-    left: bool
-
-
-class ListedGame(BaseModel):
-    """A game of the lobby: ``status`` is ``open`` (a seat can be claimed), ``running`` or ``over``."""
-
-    game_id: str
-    game: str
-    status: Literal["open", "running", "over"]
-    version: int
-    created_ms: int | None
-    ended_ms: int | None
-    players: list[str]
-    open_seats: list[int]
-    seats: list[ListedSeat]
-    result: dict[str, Any] | None
-
-
-class GameList(BaseModel):
-    """A page of the lobby, newest first; ``next`` is the cursor of the next page (None: the last one). A page
-    may hold fewer games than asked and still have a next one (each request reads a bounded number of games)."""
-
-    games: list[ListedGame]
-    next: str | None
-
-
-class ClaimedSeat(BaseModel):
-    """An open seat just claimed, and its secret token (shown only here; keep it)."""
-
-    game_id: str
-    seat: int
-    player: str
-    token: str
-
-
-class LeftSeat(BaseModel):
-    """A seat whose player left: a bot of ``bot`` plays it from now on."""
-
-    game_id: str
-    seat: int
-    bot: str
-
-
-class GameKind(BaseModel):
-    """A game the service referees, for a creation form."""
-
-    game: str
-    min_players: int
-    max_players: int
-    bots: list[str] = Field(description="its bot kinds, the default first")
-    settings_schema: dict[str, Any] | None
-
-
-class BoardLinkRequest(_Request):
+class BoardLinkRequest(StrictRequest):
     """Ask for a short-lived link to the token's seat's board (for an ``<img src>``; the link holds no token)."""
 
     version: Version | None = Field(

@@ -17,6 +17,7 @@ import redis
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from projections.api import ReadModels
 from services.bus import envelope as env_mod
 from services.bus.client import BusClient, new_id
 from services.bus.envelope import CommandEnvelope, Outcome, seat_key, summarize
@@ -54,7 +55,7 @@ class Gateway:
     bus: AsyncBus
     service: BusClient
     limits: Limits
-    read_models: Any
+    read_models: ReadModels
     lobby: Lobby | None = None
 
     def __post_init__(self) -> None:

@@ -21,13 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from services.gateway import errors as E
 from services.gateway.auth import TokenFirstRoute, bearer_token, seat_of
 from services.gateway.errors import ApiError
-from services.gateway.routes import ERRORS, SEAT, GameId, SeatNo, _known_query_only
+from services.gateway.route_common import ERRORS, SEAT, GameId, SeatNo, known_query_only
 from services.gateway.service import Gateway
 from services.webhooks.hooks import Hook, HookRefused, HookStore
 from services.webhooks.notices import kinds
 from services.webhooks.targets import MAX_URL, URL_PATTERN, BadTarget, check_url
 
-router = APIRouter(tags=["webhooks"], dependencies=[Depends(_known_query_only), *SEAT], route_class=TokenFirstRoute)
+router = APIRouter(tags=["webhooks"], dependencies=[Depends(known_query_only), *SEAT], route_class=TokenFirstRoute)
 HookId = Path(pattern=r"^wh_[0-9a-f]{16}$", description="a webhook's id")
 _STATUS = {"unknown_game": 404, "game_over": 409, "too_many_webhooks": 409}
 _TARGET_STATUS = {"private_target": 403}

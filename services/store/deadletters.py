@@ -18,7 +18,7 @@ from typing import Literal
 import orjson
 import redis
 
-from services.bus.envelope import entry_scope
+from services.bus.entries import entry_scope
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE, Layout
 from services.store.scripts import source
 

@@ -12,41 +12,32 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from services.bus.connection import connect
-from services.bus.keys import parse_shards
-from services.metrics import endpoint as metrics
 from services.metrics import roles
-from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
+from services.process import ShardDeployment, run_shard_process
 from services.timer.timer import ClockTimer, TimerConfig
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments, start the timer, serve until SIGTERM/SIGINT."""
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The timer's own options (the deployment's come from services/process.py)."""
     defaults = TimerConfig()
-    p = argparse.ArgumentParser(prog="python -m services.timer", description=__doc__.splitlines()[0])
-    add_deployment_arguments(p)
     p.add_argument("--timer-id", default=None)
     p.add_argument("--poll-ms", type=int, default=defaults.poll_ms, help="how often due alarms are claimed")
     p.add_argument("--hold-ms", type=int, default=defaults.hold_ms, help="how long a claim hides a game")
     p.add_argument("--batch", type=int, default=defaults.batch, help="games claimed per shard per poll")
     p.add_argument("--grace-ms", type=int, default=defaults.grace_ms, help="claim deadlines this long after")
-    args = p.parse_args(argv)
 
-    layout = start_deployment_process(args, "services.timer")
-    if layout is None:
-        return 2
+
+def serve(d: ShardDeployment) -> int:
+    """Claim the due alarms of the deployment's shards until stopped."""
+    args = d.args
     config = TimerConfig(poll_ms=args.poll_ms, hold_ms=args.hold_ms, batch=args.batch, grace_ms=args.grace_ms)
-    timer = ClockTimer(
-        connect(args.redis_url),
-        parse_shards(args.shards, layout.shards),
-        layout=layout,
-        config=config,
-        timer_id=args.timer_id,
-    )
-    stop = stop_on_signals()
-    metrics.start(args, "timer", roles.timer(metrics.scrape_client(args.redis_url), layout, timer.shards))
-    timer.run(stop)
-    return 0
+    timer = ClockTimer(d.connect(), d.shards, layout=d.layout, config=config, timer_id=args.timer_id)
+    return d.serve_until_stopped("timer", lambda scraped: roles.timer(scraped, d.layout, timer.shards), timer.run)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments, start the timer, serve until SIGTERM/SIGINT."""
+    return run_shard_process(argv, module="services.timer", doc=__doc__ or "", add_arguments=add_arguments, serve=serve)
 
 
 if __name__ == "__main__":

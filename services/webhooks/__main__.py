@@ -20,11 +20,8 @@ from collections.abc import Sequence
 
 import orjson
 
-from services.bus.connection import connect
-from services.bus.keys import parse_shards
-from services.metrics import endpoint as metrics
 from services.metrics import roles
-from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
+from services.process import ShardDeployment, run_shard_process
 from services.webhooks.clocks import ClockNoticeFollower
 from services.webhooks.config import WebhookConfig, allow_private_from_env
 from services.webhooks.delivery import Deliverer
@@ -32,12 +29,10 @@ from services.webhooks.follower import WebhookFollower
 from services.webhooks.outbox import Outbox
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments; run the webhooks process until SIGTERM/SIGINT (or list failures)."""
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The webhooks process's own options (the deployment's come from services/process.py)."""
     d = WebhookConfig()
-    p = argparse.ArgumentParser(prog="python -m services.webhooks", description=__doc__.splitlines()[0])
     p.add_argument("action", nargs="?", default="run", choices=("run", "failures"))
-    add_deployment_arguments(p)
     p.add_argument("--consumer", default=None, help="consumer name in the groups (default: webhooks-<host>)")
     p.add_argument("--allow-private", action="store_true", default=None, help="deliver to private addresses")
     p.add_argument("--concurrency", type=int, default=d.concurrency, help="attempts in the prompt lane at once")
@@ -52,18 +47,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--retry-cap", type=float, default=d.retry_cap_s, help="longest pause between attempts (s)")
     p.add_argument("--claim-idle-ms", type=int, default=d.claim_idle_ms, help="take over notices idle this long")
     p.add_argument("--sweep-every-ms", type=int, default=d.sweep_every_ms)
-    args = p.parse_args(argv)
 
-    layout = start_deployment_process(args, "services.webhooks")
-    if layout is None:
-        return 2
-    shards = parse_shards(args.shards, layout.shards)
+
+def list_failures(d: ShardDeployment) -> int:
+    """Print the newest notices given up on, one JSON line each, shard by shard."""
+    outbox = Outbox(d.connect(), d.layout)
+    for shard in d.shards:
+        for row in outbox.failures(shard):
+            print(orjson.dumps({"shard": shard, **row}).decode())
+    return 0
+
+
+def serve(d: ShardDeployment) -> int:
+    """``failures``: list them; ``run``: follow the feeds and the clocks in threads, deliver in this one."""
+    args = d.args
     if args.action == "failures":
-        outbox = Outbox(connect(args.redis_url), layout)
-        for shard in shards:
-            for row in outbox.failures(shard):
-                print(orjson.dumps({"shard": shard, **row}).decode())
-        return 0
+        return list_failures(d)
     config = WebhookConfig(
         concurrency=args.concurrency, slow_after_s=args.slow_after, slow_slots=args.slow_slots,
         per_host=args.per_host, per_seat=args.per_seat, timeout_s=args.timeout, deadline_s=args.deadline,
@@ -73,24 +72,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         allow_private=allow_private_from_env() if args.allow_private is None else args.allow_private,
     )  # fmt: skip
     consumer = args.consumer or f"webhooks-{socket.gethostname()}"
-    follower = WebhookFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
-    clocks = ClockNoticeFollower(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
-    deliverer = Deliverer(connect(args.redis_url), shards, layout=layout, config=config, consumer=consumer)
-    stop = stop_on_signals()
-    metrics.start(args, "webhooks", roles.webhooks(metrics.scrape_client(args.redis_url), layout, shards))
-    threads = [
-        threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True),
-        threading.Thread(target=clocks.run, args=(stop,), name="webhooks-clocks", daemon=True),
-    ]
-    for thread in threads:
-        thread.start()
-    try:
-        deliverer.run(stop)
-    finally:
-        stop.set()
+    follower = WebhookFollower(d.connect(), d.shards, layout=d.layout, config=config, consumer=consumer)
+    clocks = ClockNoticeFollower(d.connect(), d.shards, layout=d.layout, config=config, consumer=consumer)
+    deliverer = Deliverer(d.connect(), d.shards, layout=d.layout, config=config, consumer=consumer)
+
+    def run(stop: threading.Event) -> None:
+        threads = [
+            threading.Thread(target=follower.run, args=(stop,), name="webhooks-follower", daemon=True),
+            threading.Thread(target=clocks.run, args=(stop,), name="webhooks-clocks", daemon=True),
+        ]
         for thread in threads:
-            thread.join(10)
-    return 0
+            thread.start()
+        try:
+            deliverer.run(stop)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(10)
+
+    return d.serve_until_stopped("webhooks", lambda scraped: roles.webhooks(scraped, d.layout, d.shards), run)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments; run the webhooks process until SIGTERM/SIGINT (or list failures)."""
+    return run_shard_process(
+        argv, module="services.webhooks", doc=__doc__ or "", add_arguments=add_arguments, serve=serve
+    )
 
 
 if __name__ == "__main__":

@@ -13,19 +13,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from services.bus.connection import connect
-from services.bus.keys import parse_shards
-from services.metrics import endpoint as metrics
 from services.metrics import roles
-from services.process import add_deployment_arguments, start_deployment_process, stop_on_signals
+from services.process import ShardDeployment, run_shard_process
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments, start the worker, serve until SIGTERM/SIGINT (leases are released on the way out)."""
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The rules worker's own options (the deployment's come from services/process.py)."""
     defaults = WorkerConfig()
-    p = argparse.ArgumentParser(prog="python -m services.worker", description=__doc__.splitlines()[0])
-    add_deployment_arguments(p)
     p.add_argument("--worker-id", default=None)
     p.add_argument("--batch", type=int, default=defaults.batch)
     p.add_argument("--lease-ttl-ms", type=int, default=defaults.lease_ttl_ms)
@@ -35,11 +30,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cache-size", type=int, default=defaults.cache_size)
     p.add_argument("--max-attempts", type=int, default=defaults.max_attempts)
     p.add_argument("--archive-after-ms", type=int, default=defaults.archive_after_ms)
-    args = p.parse_args(argv)
 
-    layout = start_deployment_process(args, "services.worker")
-    if layout is None:
-        return 2
+
+def serve(d: ShardDeployment) -> int:
+    """Run one rules worker on the deployment's shards until stopped (leases are released on the way out)."""
+    args = d.args
     config = WorkerConfig(
         batch=args.batch,
         lease_ttl_ms=args.lease_ttl_ms,
@@ -50,18 +45,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_attempts=args.max_attempts,
         archive_after_ms=args.archive_after_ms,
     )
-    worker = RulesWorker(
-        connect(args.redis_url),
-        parse_shards(args.shards, layout.shards),
-        layout=layout,
-        config=config,
-        worker_id=args.worker_id,
+    worker = RulesWorker(d.connect(), d.shards, layout=d.layout, config=config, worker_id=args.worker_id)
+    return d.serve_until_stopped(
+        "rules-worker",
+        lambda scraped: roles.rules_worker(scraped, d.layout, worker.shards, worker.stats, worker.leases),
+        worker.run,
     )
-    stop = stop_on_signals()
-    scraped = metrics.scrape_client(args.redis_url)
-    metrics.start(args, "rules-worker", roles.rules_worker(scraped, layout, worker.shards, worker.stats, worker.leases))
-    worker.run(stop)
-    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse arguments, start the worker, serve until SIGTERM/SIGINT."""
+    return run_shard_process(
+        argv, module="services.worker", doc=__doc__ or "", add_arguments=add_arguments, serve=serve
+    )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import orjson
 
 from services.bus import envelope as env_mod
 from services.bus.consumer import Entry
-from services.bus.envelope import EnvelopeError, entry_scope, parse_entry
+from services.bus.entries import EnvelopeError, entry_scope, parse_entry
 from services.bus.keys import NO_GAME
 from services.store.commit import CommitRequest
 from services.worker.config import WorkerConfig

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 from events.base import Rejection
 from services.bus import envelope as env_mod
 from services.bus.consumer import Entry
-from services.bus.envelope import CommandEnvelope, CreateEnvelope, EnvelopeError, conflict_outcome, entry_scope
+from services.bus.entries import EnvelopeError, entry_scope
+from services.bus.envelope import CommandEnvelope, CreateEnvelope, conflict_outcome
 from services.bus.keys import NO_GAME, Layout
 from services.store.commit import CommitRequest, LogRecord, Op
 from services.store.meta import GameMeta

@@ -45,7 +45,8 @@ from typing import Any
 import redis
 
 from services.bus.consumer import ConsumerLoop, Entry, GroupConsumer
-from services.bus.envelope import CommandEnvelope, CreateEnvelope, EnvelopeError, parse_entry
+from services.bus.entries import EnvelopeError, parse_entry
+from services.bus.envelope import CommandEnvelope, CreateEnvelope
 from services.bus.keys import GROUP, Layout
 from services.log import get_logger
 from services.metrics import catalog as metrics

@@ -16,10 +16,10 @@ import redis
 from projections.models import ALL_MODELS
 from projections.runner import ProjectionWorker, RunnerConfig
 from projections.store import MODELS, RMKeys
+from services.bench.scripts import record_games
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, seat_key
 from services.bus.keys import Layout
 from services.client import ServiceClient
-from services.worker import perf
 from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, ROOT, Backend, WorkerProcess
 from tests.service.helpers import scripted_batch, wait_for
@@ -35,7 +35,7 @@ def shadow_envelopes(seeds: Iterable[tuple[int, int]], tag: str) -> tuple[list[C
     creates: list[CreateEnvelope] = []
     per_game: list[list[CommandEnvelope]] = []
     for seed, players in seeds:
-        script = perf.record_games("shadow", 1, seed=seed, players=players)[0]
+        script = record_games("shadow", 1, seed=seed, players=players)[0]
         create, commands = script.envelopes(f"{tag}-s{seed}p{players}")
         create = CreateEnvelope(**{**create.model_dump(), "player_ids": shadow_player_ids(seed, players)})
         creates.append(create)

@@ -16,9 +16,9 @@ from projections.base import Applied, GameCtx
 from projections.models import FeedModel, apply_view_patch
 from projections.rebuild import rebuild
 from projections.store import Ops, RMKeys
+from services.bench.scripts import GameScript, record_games
 from services.bus.keys import Layout
 from services.games.shadow.messages import events as ev
-from services.worker import perf
 from tests.games.shadow.support import NAMES, PRESENTER, RULES
 from tests.games.shadow.test_properties import PROFILE
 from tests.games.shadow.test_properties import play as play_random
@@ -128,10 +128,10 @@ def test_given_random_games_no_seat_feed_or_view_shows_another_seats_sealed_vote
     note_kind("sealed votes met" if checked else "no election in this game")
 
 
-def _first_vote_prefix(seed: int, players: int) -> tuple[perf.GameScript, int]:
+def _first_vote_prefix(seed: int, players: int) -> tuple[GameScript, int]:
     """A recorded game with an election, and the number of its commands up to its first CastVote."""
     for s in range(seed, seed + 200):
-        script = perf.record_games("shadow", 1, seed=s, players=players)[0]
+        script = record_games("shadow", 1, seed=s, players=players)[0]
         for i, (_, cmd, _) in enumerate(script.moves):
             if cmd["type"] == "CastVote":
                 return script, i + 1

@@ -16,7 +16,7 @@ import httpx
 import pytest
 import redis
 
-from services import cli
+from services import cli, cli_records
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.serve import module_exists, plan, shard_ranges
@@ -235,7 +235,7 @@ class FakeModels:
 
 
 def run_cli(monkeypatch: pytest.MonkeyPatch, models: FakeModels, *argv: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(cli, "_read_models", lambda: models)
+    monkeypatch.setattr(cli_records, "_read_models", lambda: models)
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(sys, "stderr", err)

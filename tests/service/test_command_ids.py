@@ -12,7 +12,8 @@ import pytest
 
 from events.base import Command, Event, Rejection
 from services.bots.runner import BotConfig, BotRunner
-from services.bus.envelope import CommandEnvelope, hash_token, parse_entry, seat_key
+from services.bus.entries import parse_entry
+from services.bus.envelope import CommandEnvelope, hash_token, seat_key
 from services.client import ServiceClient
 from services.rules.registry import register_game
 from tests.service.conftest import Backend

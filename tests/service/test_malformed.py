@@ -9,7 +9,8 @@ import orjson
 import pytest
 
 from events.base import Command, Event, Rejection
-from services.bus.envelope import Outcome, command_proof, entry_scope, seat_key
+from services.bus.entries import entry_scope
+from services.bus.envelope import Outcome, command_proof, seat_key
 from services.rules.registry import register_game
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for

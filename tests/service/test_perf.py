@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from services.worker import perf
+from services.bench import perf
+from services.bench.scripts import record_games
 
 pytestmark = pytest.mark.redis
 
 
 def test_the_bench_functions_measure_the_service_on_real_redis(redis_url: str) -> None:
     # Given a few recorded toy games
-    scripts = perf.record_games("toy21", 4, seed=3, players=2)
+    scripts = record_games("toy21", 4, seed=3, players=2)
 
     # When the three measurements run on the suite's redis-server
     rtt = perf.measure_xadd_rtt(redis_url, n=50)
@@ -33,8 +34,8 @@ def test_given_quick_mode_when_the_service_section_runs_then_it_reports_the_figu
     """The issue names these keys: the raw XADD round trip, commands/s and latency through the service."""
     import io
 
-    from services import bench_service
     from services.bench import Context
+    from services.bench import service as bench_service
     from services.rules.registry import get_game
 
     monkeypatch.setenv("REDIS_URL", redis_url)

@@ -9,7 +9,8 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from services.bus.envelope import CreateEnvelope, Outcome, content_digest, hash_token, parse_entry
+from services.bus.entries import parse_entry
+from services.bus.envelope import CreateEnvelope, Outcome, content_digest, hash_token
 from services.bus.names import check_player_ids
 from services.store.eventstore import read_commands, read_meta
 from services.store.meta import BadMeta, GameMeta

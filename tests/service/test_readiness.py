@@ -91,17 +91,17 @@ def test_a_consumer_loop_is_a_part_of_the_readiness_while_it_runs(tmp_path: Path
 
 def test_the_projections_supervisor_is_ready_while_every_child_is(tmp_path: Path) -> None:
     # Given the ready files of two child processes, one of them ready
-    from projections.__main__ import _mirror_ready
+    from projections.supervisor import mirror_ready
 
     mine, children = tmp_path / "ready", [tmp_path / "ready.0", tmp_path / "ready.1"]
     children[0].write_text("1\n")
 
     # Then the supervisor's is absent until both are, and goes when one goes
-    _mirror_ready(mine, children)
+    mirror_ready(mine, children)
     assert not mine.exists()
     children[1].write_text("2\n")
-    _mirror_ready(mine, children)
+    mirror_ready(mine, children)
     assert mine.exists()
     children[0].unlink()
-    _mirror_ready(mine, children)
+    mirror_ready(mine, children)
     assert not mine.exists()

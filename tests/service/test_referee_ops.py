@@ -20,12 +20,12 @@ from events.base import Rejection
 from projections.verify_all import verify_all
 from services import cli
 from services.adjudicator import adjudicate
+from services.bench.scripts import record_games
 from services.bus.envelope import CommandEnvelope, seat_key
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.rules.registry import get_game
 from services.store.eventstore import read_commands
-from services.worker import perf
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 pytestmark = pytest.mark.redis
@@ -48,7 +48,7 @@ class Stored:
 def _play(r: redis.Redis, layout: Layout, name: str, players: int, seed: int) -> str:
     """A seeded random game through the rules worker, with a refused command of another seat every 25 moves and
     one stale version."""
-    script = perf.record_games(name, 1, seed=seed, players=players)[0]
+    script = record_games(name, 1, seed=seed, players=players)[0]
     gid = f"{name}-{uuid.uuid4().hex[:8]}"
     create, commands = script.envelopes(gid)
     envelopes: list[Any] = [create]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 import redis
 
-from services.bench_trickle import trickling_receiver
+from services.bench.trickle import trickling_receiver
 from services.webhooks.config import WebhookConfig
 from services.webhooks.hooks import HookStore
 from services.webhooks.notices import CLOCK_LOW

@@ -8,7 +8,6 @@ settings, the commands, the events and the views.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from services.games.shadow.messages.commands import COMMAND_ADAPTER
 from services.games.shadow.messages.events import EVENT_ADAPTER
@@ -38,18 +37,6 @@ def _random(seed: int) -> Bot:
     return RandomBot(seed)
 
 
-def _bench_heuristic(ctx: Any) -> JSON:
-    from services.games.shadow.bots.bench import bench
-
-    return bench(ctx)
-
-
-def _bench_search(ctx: Any) -> JSON:
-    from services.games.shadow.bots.search_bench import bench
-
-    return bench(ctx)
-
-
 def _schema(title: str, schema: JSON) -> JSON:
     return {"$schema": SCHEMA_DIALECT, "title": title, **schema}
 
@@ -69,5 +56,4 @@ def plugin() -> GamePlugin:
         command_schema=_schema("shadow.commands", COMMAND_ADAPTER.json_schema()),
         event_schema=_schema("shadow.events", EVENT_ADAPTER.json_schema()),
         view_schema=_schema("shadow.views", VIEW_ADAPTER.json_schema()),
-        bench_sections=(_bench_heuristic, _bench_search),
     )

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from services.bench.barracks import heuristic_games
 from services.games.barracks import plugin
-from services.games.barracks.bots.bench import heuristic_games
 from services.games.barracks.rules import facts as F
 from tests.games.barracks.support import NAMES
 

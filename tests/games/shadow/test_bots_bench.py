@@ -7,7 +7,7 @@ import io
 import pytest
 
 from services import bench
-from services.games.shadow.bots import bench as bots_bench
+from services.bench import shadow_heuristic as bots_bench
 from services.games.shadow.bots.arena import heuristic_win_rate
 from services.rules.registry import get_game
 
@@ -16,8 +16,9 @@ def test_given_the_bench_of_shadow_when_its_sections_are_listed_then_the_heurist
     # Given the Shadow plug-in, When the bench lists the optional sections for it
     sections = bench.optional_sections(get_game("shadow"))
     # Then the game's own section (the heuristic bot's win rate) is among them, and only for that game
-    assert any(s.__module__ == "services.games.shadow" for s in sections)
-    assert all(s.__module__ != "services.games.shadow" for s in bench.optional_sections())
+    assert bots_bench.bench in sections
+    assert bots_bench.bench not in bench.optional_sections()
+    assert bots_bench.bench not in bench.optional_sections(get_game("barracks"))
 
 
 def test_given_a_quick_bench_context_when_the_bots_section_runs_then_it_prints_and_returns_the_win_rate(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from services.bench import shadow_search as search_bench
 from services.bots.kinds import bot_kinds, make_bot
 from services.bots.search import SearchBot, SearchKit
-from services.games.shadow.bots import search_bench
 from services.games.shadow.bots.search import kit
 from services.games.shadow.rules.state import GameState
 from services.rules.registry import get_game

@@ -1,4 +1,4 @@
-"""The webhooks' section of ``make bench`` (listed in services/bench.py's optional sections).
+"""The webhooks' section of ``make bench`` (listed in services/bench/runner.py).
 
 On a real local Redis (REDIS_URL, else a redis-server of its own on a free loopback port), with a rules worker,
 the bots and the webhooks process each in a process of its own (``python -m ...``), and a local receiver in this
@@ -11,7 +11,7 @@ process (Python's threading HTTP server) that checks every signature:
   webhooks process spent per notice meanwhile (a figure that does not depend on how busy the machine is);
 * ``webhook_honest_quiet_p50_ms``, ``webhook_honest_64_slow_p50_ms`` (and ``_max_ms``): an honest seat's notice
   from the outbox to its receiver, alone and while 64 receivers on 64 hosts trickle their answers a byte at a
-  time (services/bench_trickle.py).
+  time (services/bench/trickle.py).
 """
 
 from __future__ import annotations
@@ -32,17 +32,17 @@ from typing import Any
 import orjson
 import redis
 
-from services.bench import Context
-from services.bench_trickle import honest_latencies
+from services.bench import perf
+from services.bench.context import Context
+from services.bench.trickle import honest_latencies
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.log import configure
 from services.webhooks.hooks import HookStore
 from services.webhooks.outbox import Outbox, encode
 from services.webhooks.signing import verify
-from services.worker import perf
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextmanager

@@ -1,10 +1,10 @@
-"""The projections' section of ``make bench`` (picked up by services/bench.py when this module exists).
+"""The projections' section of ``make bench`` (listed in services/bench/runner.py).
 
 On real local Redis (REDIS_URL, else a redis-server of its own on a free loopback port):
 
 * ``projection_lag_p99_ms`` (and ``_p50``): from an event's commit to its write in a read model, for every
   event and every model (scoreboard, replay, audit, feed), while the service benchmark's load runs: the rules
-  worker in its own process, paced clients at 500 commands/s (``services.worker.perf.measure_latency``), and
+  worker in its own process, paced clients at 500 commands/s (``services.bench.perf.measure_latency``), and
   ``python -m projections run`` (all four models) following the feeds. Target <= 100 ms.
 * ``replay_seek_ms`` (mean, and ``replay_seek_p99_ms``): ``ReadModels.replay`` of a finished game at a random
   version, seat view, event text and board text included. Target <= 20 ms.
@@ -31,13 +31,14 @@ from projections.models import ReplayModel
 from projections.runner import ProjectionWorker
 from projections.store import MODELS, RMKeys, group_of
 from projections.verify_all import verify_all
+from services.bench import perf
+from services.bench.scripts import GameScript, record_games
 from services.bus.keys import Layout, scratch
 from services.client import ServiceClient
 from services.log import configure
-from services.worker import perf
 from services.worker.rules_worker import RulesWorker
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _drop(r: redis.Redis, pattern: str) -> None:
@@ -74,7 +75,7 @@ def _caught_up(r: redis.Redis, layout: Layout, games: list[str]) -> bool:
     return all(len(set(got[i : i + step])) == 1 for i in range(0, len(got), step))
 
 
-def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: float = 500.0) -> dict[str, Any]:
+def measure_lag(url: str, scripts: list[GameScript], seconds: float, rate: float = 500.0) -> dict[str, Any]:
     """Projection lag under the service benchmark's load (see the module docstring)."""
     r = redis.Redis.from_url(url)
     layout = Layout(prefix=f"plag{uuid.uuid4().hex[:6]}", shards=16)
@@ -118,7 +119,7 @@ def measure_lag(url: str, scripts: list[perf.GameScript], seconds: float, rate: 
     }
 
 
-def measure_replay_seek(url: str, scripts: list[perf.GameScript], samples: int = 1000) -> dict[str, Any]:
+def measure_replay_seek(url: str, scripts: list[GameScript], samples: int = 1000) -> dict[str, Any]:
     """Seeks into finished games at random versions, with the replay model projected (see the docstring)."""
     r = redis.Redis.from_url(url)
     layout = Layout(prefix=f"pseek{uuid.uuid4().hex[:6]}", shards=16)
@@ -156,7 +157,7 @@ def measure_replay_seek(url: str, scripts: list[perf.GameScript], samples: int =
     }
 
 
-def measure_verify(url: str, scripts: list[perf.GameScript], copies: int = 1) -> dict[str, Any]:
+def measure_verify(url: str, scripts: list[GameScript], copies: int = 1) -> dict[str, Any]:
     """``throne verify --all`` in one process: finished games stored through a rules worker, then every one
     re-run against today's rules (streamed by SCAN, pipelined reads); games and events per second."""
     r = redis.Redis.from_url(url)
@@ -190,7 +191,7 @@ def bench(ctx: Any) -> dict[str, Any]:
     """Measure the projections; ``ctx`` is services.bench.Context (``games`` sizes the run, ``say`` prints)."""
     configure("warning")
     quick = ctx.games < 20
-    scripts = perf.record_games(ctx.game.name, 6 if quick else 40, seed=ctx.seed)
+    scripts = record_games(ctx.game.name, 6 if quick else 40, seed=ctx.seed)
     figures: dict[str, Any] = {}
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures.update(measure_lag(url, scripts, seconds=1 if quick else 5))

@@ -1,4 +1,4 @@
-"""Slow webhook receivers on purpose, for the webhooks bench (services/bench_webhooks.py) and its tests.
+"""Slow webhook receivers on purpose, for the webhooks bench (services/bench/webhooks.py) and its tests.
 
 :func:`honest_latencies`: an honest seat's notice, from the outbox to its receiver, with and without 64
 trickling receivers holding their connections (the bench's figures ``webhook_honest_*``).

@@ -1,4 +1,4 @@
-"""The gateway's section of ``make bench`` (picked up by services/bench.py through ``SECTIONS``).
+"""The gateway's section of ``make bench`` (listed in services/bench/runner.py).
 
 Everything runs as in production, each in its own process: redis-server (REDIS_URL if set, else one of its own
 on a free loopback port), one rules worker (``python -m services.worker``) and one gateway
@@ -40,11 +40,12 @@ import httpx
 import orjson
 import redis
 
+from services.bench import perf
+from services.bench.scripts import GameScript, record_games
 from services.bus.client import BusClient
 from services.bus.envelope import CommandEnvelope
 from services.bus.keys import Layout
 from services.log import configure
-from services.worker import perf
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,7 +96,7 @@ def running_gateway(url: str, layout: Layout, limited: bool = False) -> Iterator
             proc.kill()
 
 
-def _create(url: str, layout: Layout, scripts: Sequence[perf.GameScript], tag: str) -> list[list[CommandEnvelope]]:
+def _create(url: str, layout: Layout, scripts: Sequence[GameScript], tag: str) -> list[list[CommandEnvelope]]:
     """Create the scripts' games on the bus (not timed); their commands, per game."""
     client = BusClient(redis.Redis.from_url(url), layout)
     games = [s.envelopes(f"{tag}{i}") for i, s in enumerate(scripts)]
@@ -161,7 +162,7 @@ class _Lane:
 async def _play(lane: _Lane, commands: Sequence[CommandEnvelope], samples: list[float]) -> None:
     for env in commands:
         body = orjson.dumps({"command": env.payload, "expected_version": env.expected_version})
-        token = perf.GameScript.token(env.game_id, env.seat)
+        token = GameScript.token(env.game_id, env.seat)
         t0 = time.perf_counter()
         status, answer = await lane.post(f"/games/{env.game_id}/commands", token, body)
         samples.append((time.perf_counter() - t0) * 1000)
@@ -196,7 +197,7 @@ def _run(base: str, per_game: Sequence[Sequence[CommandEnvelope]], concurrency: 
 
 
 def measure_gateway(
-    url: str, scripts: Sequence[perf.GameScript], concurrency: int = 16, latency_commands: int = 300
+    url: str, scripts: Sequence[GameScript], concurrency: int = 16, latency_commands: int = 300
 ) -> dict[str, Any]:
     """Throughput and latency of commands through a gateway process in front of a worker process on ``url``."""
     layout = Layout(prefix=f"gw{uuid.uuid4().hex[:6]}", shards=16)
@@ -272,9 +273,7 @@ def _moves_beside(
     return samples, counts
 
 
-def measure_read_attack(
-    url: str, scripts: Sequence[perf.GameScript], moves: int = 120, rounds: int = 3
-) -> dict[str, Any]:
+def measure_read_attack(url: str, scripts: Sequence[GameScript], moves: int = 120, rounds: int = 3) -> dict[str, Any]:
     """A player's move median alone and while one anonymous client loops ``GET /games/{id}/events?after=0`` of
     a long running game (the gateway with its default rate limits), and their ratio; ``moves`` moves each, in
     ``rounds`` alternating blocks."""
@@ -331,7 +330,7 @@ def bench(ctx: Any) -> dict[str, Any]:
     """Measure the gateway; ``ctx`` is services.bench.Context (``games`` sizes the samples, ``say`` prints)."""
     configure("warning")
     quick = ctx.games < 20
-    scripts = perf.record_games(ctx.game.name, 4 if quick else 24, seed=ctx.seed + 1000)
+    scripts = record_games(ctx.game.name, 4 if quick else 24, seed=ctx.seed + 1000)
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures = measure_gateway(url, scripts, concurrency=8 if quick else 16, latency_commands=60 if quick else 300)
         figures.update(measure_read_attack(url, scripts, moves=60 if quick else 150))

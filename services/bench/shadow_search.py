@@ -13,7 +13,7 @@ Two measures (README.md, "Bots", says what they mean and which target is met):
   the rate is the mean over all pairs (an equal bot would score 0.5).
 
 Every game is seeded by its number (the search bots and the heuristic bots alike), so a figure does not depend
-on how the games are spread over processes. Run ``python -m services.games.shadow.bots.search_bench [games]``
+on how the games are spread over processes. Run ``python -m services.bench.shadow_search [games]``
 for a bigger sample.
 """
 

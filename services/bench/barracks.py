@@ -3,13 +3,13 @@
 - ``barracks_games_per_s``: complete random 4-player games per second on one core (the random bot's
   ``sample_legal`` and ``execute``, from the opening events to GameEnded), best of a few batches, timed by CPU time
   (``barracks_games_per_s_wall``: by the wall clock, lower when other work shares the cores);
-- ``barracks_games_per_mops``: that divided by ``machine_python_mops`` (services/bench.py's calibration: how fast
+- ``barracks_games_per_mops``: that divided by ``machine_python_mops`` (services/bench/engine.py's calibration: how fast
   this machine runs plain Python), so figures of different machines compare (target >= 7);
 - ``barracks_heuristic_win_rate``: the share of seeded 4-player games the heuristic bot wins against three random
   bots, its seat rotating (target >= 0.8).
 
-``python -m services.games.barracks.bots.bench [--quick]`` prints the figures, the last line one JSON object;
-``SECTIONS`` plugs into ``make bench`` once the lead lists this module in services/bench.py.
+``python -m services.bench.barracks [--quick]`` prints the figures, the last line one JSON object; ``SECTIONS``
+run in ``throne bench --game barracks`` (services/bench/runner.py, ``GAME_SECTION_MODULES``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from typing import Any
 
 import orjson
 
+from services.bench.context import Context
+from services.bench.engine import section_machine
 from services.games.barracks.bots.heuristic import HeuristicBot, RandomBot
 from services.games.barracks.rules.decider import BarracksRules
+from services.rules.registry import get_game
 
 NAMES = ("North", "East", "South", "West")
 RULES = BarracksRules()
@@ -58,10 +61,10 @@ def games_per_s(games: int = 60, batches: int = 3, seed: int = 1) -> tuple[float
 
 
 def machine_python_mops() -> float:
-    """services/bench.py's calibration of this machine (millions of plain-Python loop additions per second)."""
-    from services.bench import Context, section_machine
-
-    return float(section_machine(Context(decider=None, out=io.StringIO()))["machine_python_mops"])  # type: ignore[arg-type]
+    """services/bench/engine.py's calibration of this machine (millions of plain-Python loop additions per
+    second)."""
+    ctx = Context(game=get_game("barracks"), out=io.StringIO())
+    return float(section_machine(ctx)["machine_python_mops"])
 
 
 def heuristic_games(games: int, seed: int = 1, players: int = 4) -> tuple[int, int]:

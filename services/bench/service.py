@@ -1,4 +1,4 @@
-"""The service's section of ``make bench`` (picked up by services/bench.py when this module exists).
+"""The service's section of ``make bench`` (listed in services/bench/runner.py).
 
 Runs on real local Redis: REDIS_URL if set, else a redis-server of its own on a free loopback port. Figures:
 ``redis_xadd_rtt_p50_ms`` (the raw round trip, so the others read as a ratio; also ``xadd_rtt_p50_us``/``p99``),
@@ -19,8 +19,9 @@ import os
 import shutil
 from typing import Any
 
+from services.bench import perf
+from services.bench.scripts import record_games
 from services.log import configure
-from services.worker import perf
 
 
 def bench(ctx: Any) -> dict[str, Any]:
@@ -28,7 +29,7 @@ def bench(ctx: Any) -> dict[str, Any]:
     configure("warning")
     quick = ctx.games < 20
     game = ctx.game.name
-    scripts = perf.record_games(game, 6 if quick else 40, seed=ctx.seed)
+    scripts = record_games(game, 6 if quick else 40, seed=ctx.seed)
     figures: dict[str, Any] = {}
     with perf.local_redis(os.environ.get("REDIS_URL")) as url:
         figures.update(perf.measure_xadd_rtt(url, n=300 if quick else 5000))
@@ -63,7 +64,7 @@ def bench_cluster(ctx: Any) -> dict[str, Any]:
         return {}
     configure("warning")
     quick = ctx.games < 20
-    scripts = perf.record_games(ctx.game.name, 4, seed=ctx.seed + 77)
+    scripts = record_games(ctx.game.name, 4, seed=ctx.seed + 77)
     seconds = 1.5 if quick else 5.0
     with perf.local_redis(None) as url:
         single = perf.measure_latency(url, scripts, rate=200, seconds=seconds, clients=1)

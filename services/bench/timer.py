@@ -23,12 +23,12 @@ from typing import Any
 
 import redis
 
+from services.bench import perf
 from services.bus.client import BusClient
 from services.bus.connection import connect
 from services.bus.keys import Layout
 from services.log import configure
 from services.timer.timer import ClockTimer, TimerConfig
-from services.worker import perf
 from services.worker.rules_worker import RulesWorker
 
 T0 = 1_900_000_000_000
