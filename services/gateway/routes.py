@@ -207,12 +207,12 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
     """What anyone may know of a game: players, status, version, who is awaited, the result once over."""
     gw = _gw(request)
     pos = gw.position(game_id)
-    rules = pos.info.rules
+    rules = pos.rules
     fairness = rules.fairness(pos.state)
     return GameSummary(
         game_id=game_id,
-        game=pos.info.name,
-        players=list(pos.info.players),
+        game=pos.name,
+        players=list(pos.players),
         status=pos.status,
         version=pos.version,
         over=pos.over,
@@ -356,7 +356,7 @@ async def spectator_events(
     return await pages.serve(request, key, lambda: _events_page(gw, game_id, None, after, limit), seat=is_seat)
 
 
-def _is_seat(info: GameInfo, token: str | None) -> bool:
+def _is_seat(info: GameInfo | Position, token: str | None) -> bool:
     """Whether ``token`` is a seat's of this game (a player reading a public route is no anonymous reader)."""
     return token is not None and info.seat_of(token) is not None
 
@@ -367,7 +367,7 @@ def _events_page(gw: Gateway, game_id: str, seat: int | None, after: int, limit:
     plugin = plugin_of(pos)
     message = None if seat is None else turn(plugin, pos.state, pos.version, seat)
     reply = SeatEvents(
-        game_id=game_id, game=pos.info.name, seat=seat, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.name, seat=seat, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
         after=after, next=pages.next_after(after, min(after + limit, pos.version), pos.version),
     )  # fmt: skip
@@ -444,9 +444,9 @@ async def replay(
     A finished game's steps carry an ETag (``If-None-Match`` answers 304) and may be cached."""
     gw = _gw(request)
     pos = await gw.position_async(game_id)
-    is_seat = _is_seat(pos.info, _token(request))
+    is_seat = _is_seat(pos, _token(request))
     if seat is not None and not pos.over:
-        seat_of(pos.info, _token(request), seat)
+        seat_of(pos, _token(request), seat)
         is_seat = True
 
     def build() -> pages.Page:
@@ -477,10 +477,10 @@ async def audit(
     refused commands. A finished game's pages carry an ETag (``If-None-Match`` answers 304)."""
     gw = _gw(request)
     pos = await gw.position_async(game_id)
-    is_seat = _is_seat(pos.info, _token(request))
+    is_seat = _is_seat(pos, _token(request))
     if seat is not None:
         if not pos.over:
-            seat_of(pos.info, _token(request), seat)
+            seat_of(pos, _token(request), seat)
             is_seat = True
     elif not pos.over:
         raise ApiError(403, E.GAME_RUNNING, "the audit of a game is public once it is over; this one still runs")
@@ -509,7 +509,7 @@ async def verify(request: Request, game_id: str = GameId) -> Response:
     def build() -> pages.Page:
         return pages.page_of(_dumps(_read(gw, "verify", game_id)), final=True)
 
-    return await pages.serve(request, ("verify", game_id), build, seat=_is_seat(pos.info, _token(request)))
+    return await pages.serve(request, ("verify", game_id), build, seat=_is_seat(pos, _token(request)))
 
 
 def _dumps(doc: Any) -> bytes:
@@ -556,9 +556,9 @@ async def _picture(request: Request, game_id: str, method: str, version: int | N
     gw = _gw(request)
     pos = await gw.position_async(game_id)
     token = _token(request)
-    is_seat = _is_seat(pos.info, token)
+    is_seat = _is_seat(pos, token)
     if seat is not None and not pos.over:
-        seat_of(pos.info, token, seat)
+        seat_of(pos, token, seat)
         is_seat = True
     if is_seat:
         return await run_in_threadpool(_read, gw, method, game_id, version, seat)  # type: ignore[no-any-return]

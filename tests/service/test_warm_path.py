@@ -175,4 +175,3 @@ def test_a_game_whose_metadata_is_gone_is_unknown_and_leaves_the_cache(backend: 
     with pytest.raises(UnknownGame):
         table.repo.get(table.gid)
     assert table.gid not in table.repo.cache
-
