@@ -295,19 +295,25 @@ class GameRepository:
             if moved is not None and moved.version >= handed[-1][0]:
                 return self.keep(moved)
         if cached is not None and (upto is None or cached.version <= upto):
-            if cached.version == upto or (upto is None and cached.status == "archived"):
-                return cached  # nothing changes once archived
-            pipe = self.r.pipeline(transaction=False)
-            for name, args in catch_up_reads(self.layout, cached, upto):
-                getattr(pipe, name)(*args)
-            try:
-                moved = caught_up(cached, *pipe.execute(), upto=upto, keep_recent=self.keep_recent)
-            except GameGone:
-                self.forget(game_id)
-                raise UnknownGame(game_id) from None
-            if moved is not None:
-                return self.keep(moved)
+            return self.keep(self.refresh(cached, upto=upto))
         return self.keep(self.load(game_id, upto=upto, keep_recent=self.keep_recent))
+
+    def refresh(self, game: LoadedGame, *, upto: int | None = None) -> LoadedGame:
+        """``game`` (held by the caller, cached or not) caught up to its stream's head (or to ``upto``, at or
+        after its version): the events after its version only, in one pipelined round trip; loaded cold when
+        they do not follow on (the stream was trimmed, or went to the archive). Raises as :meth:`load`; not
+        cached (:meth:`get` caches)."""
+        if game.version == upto or (upto is None and game.status == "archived"):
+            return game  # nothing changes once archived
+        pipe = self.r.pipeline(transaction=False)
+        for name, args in catch_up_reads(self.layout, game, upto):
+            getattr(pipe, name)(*args)
+        try:
+            moved = caught_up(game, *pipe.execute(), upto=upto, keep_recent=self.keep_recent)
+        except GameGone:
+            self.forget(game.game_id)
+            raise UnknownGame(game.game_id) from None
+        return moved if moved is not None else self.load(game.game_id, upto=upto, keep_recent=self.keep_recent)
 
     def keep(self, game: LoadedGame) -> LoadedGame:
         """Cache ``game`` unless a copy further on is cached already (two threads may refresh the same game at
