@@ -137,9 +137,11 @@ class LoadedGame:
 
     def at(self, state: Any, version: int, status: GameStatus | None = None, recent: Any = None) -> LoadedGame:
         """This game at another ``state`` and ``version`` (its status and recent events kept unless given)."""
-        return replace(
-            self, state=state, version=version, status=self.status if status is None else status,
-            recent=self.recent if recent is None else tuple(recent),
+        # Built directly, not with dataclasses.replace: this is on every command's path in the gateway.
+        return LoadedGame(
+            self.game_id, self.shard, self.meta, self.plugin, state, version,
+            self.status if status is None else status, self.snapshot_version,
+            self.recent if recent is None else tuple(recent),
         )  # fmt: skip
 
     def recent_after(self, after: int) -> History | None:

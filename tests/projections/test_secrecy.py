@@ -18,6 +18,8 @@ from projections.models import FeedModel, apply_view_patch
 from projections.rebuild import rebuild
 from projections.store import Ops, RMKeys
 from services.bus.keys import Layout
+from services.rules.contract import GamePlugin
+from services.store.meta import GameMeta
 from services.worker import perf
 from tests.projections.helpers import STEADY
 from tests.rules.support import NAMES, PRESENTER, RULES
@@ -31,7 +33,8 @@ KEYS = RMKeys(LAYOUT)
 
 def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> list[tuple[int, Ops]]:
     """Run the feed model over ``log`` in batches of the drawn sizes; (last version, writes) per batch."""
-    ctx = GameCtx("g", LAYOUT.shard_of("g"), "shadow", RULES, PRESENTER, players, None, 0)
+    meta = GameMeta("g", "shadow", players, {}, 0, ())
+    ctx = GameCtx("g", LAYOUT.shard_of("g"), meta, GamePlugin(RULES, PRESENTER), None, 0, "active", 0)
     out = []
     state, version, i = None, 0, 0
     sizes = iter(cuts)
