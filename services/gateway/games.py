@@ -17,7 +17,6 @@ there (its rules and its presenter).
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,15 +24,15 @@ from typing import Any
 import redis
 
 from events.base import Command, Event
-from services.bus.envelope import hash_token
 from services.bus.keys import Layout
 from services.rules.contract import GamePlugin, GameRules, Presenter
 from services.rules.registry import UnknownGame as UnknownGameName
 from services.rules.registry import get_game
 from services.store.cache import LruCache
 from services.store.catchup import GameGone, Read, advance, catch_up_reads, caught_up
+from services.store.loaded import LoadedGame, seat_of_token
 from services.store.meta import GameMeta, GameStatus
-from services.store.repository import GameRepository, LoadedGame, UnknownGame
+from services.store.repository import GameRepository, UnknownGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +57,7 @@ class GameInfo:
 
     def seat_of(self, token: str) -> int | None:
         """The seat whose secret ``token`` this is, or None (constant-time compare of the sha256)."""
-        digest = hash_token(token)
-        found = None
-        for seat, stored in enumerate(self.token_hashes):
-            if hmac.compare_digest(digest, stored):
-                found = seat
-        return found
+        return seat_of_token(self.token_hashes, token)
 
 
 Position = LoadedGame

@@ -66,6 +66,17 @@ def fold_records(
     return state, version
 
 
+def seat_of_token(digests: Iterable[str], token: str) -> int | None:
+    """The seat whose token digest (sha256 hex) is ``token``'s, or None; every seat is compared, in constant
+    time, so the answer's timing tells nothing of which seat matched."""
+    digest = hash_token(token)
+    found = None
+    for seat, stored in enumerate(digests):
+        if hmac.compare_digest(digest, stored):
+            found = seat
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedGame:
     """A game rebuilt to ``version``: its metadata as read, its plug-in, its state.
@@ -124,12 +135,7 @@ class LoadedGame:
 
     def seat_of(self, token: str) -> int | None:
         """The seat whose secret ``token`` this is, or None (constant-time compare of the sha256)."""
-        digest = hash_token(token)
-        found = None
-        for seat, stored in enumerate(self.meta.token_digests):
-            if hmac.compare_digest(digest, stored):
-                found = seat
-        return found
+        return seat_of_token(self.meta.token_digests, token)
 
     def moved(self, state: Any, version: int, status: GameStatus, snapshot_version: int) -> LoadedGame:
         """This game moved on to ``version`` (a commit of the rules worker)."""
