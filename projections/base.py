@@ -16,23 +16,11 @@ from typing import Any
 import redis
 
 from projections.store import Ops, ProjectionScripts, RMKeys
-from services.rules.contract import Event, GameRules, Presenter
+from services.rules.contract import Event, Presenter
+from services.store.loaded import LoadedGame
 
-
-@dataclass(slots=True)
-class GameCtx:
-    """A game as one projection knows it: the state after ``version``, the last version it applied."""
-
-    game_id: str
-    shard: int
-    name: str
-    rules: GameRules[Any]
-    presenter: Presenter[Any]
-    players: tuple[str, ...]
-    state: Any
-    version: int
-    player_ids: tuple[str | None, ...] | None = None
-    """The seats' stable player ids as given at creation (None: none given), for the leaderboards."""
+GameCtx = LoadedGame
+"""A game as one projection knows it: the store's one loaded-game type, at the last version the model applied."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 the next events to apply to it (from the feed, or from the store across a gap).
 
 * Each model keeps, per game, a checkpoint (the last version it applied, in its ``applied`` hash). A game's
-  context is its state at that checkpoint: cached (LRU), else loaded with the repository (snapshot at or below
-  the checkpoint, then the recorded events up to it).
+  context is the store's loaded-game type at that checkpoint, from the model's own warm repository: cached
+  (LRU), else loaded (snapshot at or below the checkpoint, then the recorded events up to it).
 * A batch of feed events is applied only if it follows the checkpoint; a gap (a feed trimmed while the model
   was away, a rebuild, a marker from :meth:`ProjectionWorker.catch_up`) is filled from the event store, which is
   the truth; the feed is only the notification.
@@ -21,7 +21,6 @@ import redis
 
 from projections.base import Applied, GameCtx
 from projections.store import RMKeys
-from services.store.cache import LruCache
 from services.store.eventstore import FeedItem
 from services.store.repository import GameRepository, UnknownGame
 
@@ -64,7 +63,7 @@ Prepared = tuple[GameCtx, Any, list[Applied], int]
 
 
 class GameContexts:
-    """The games of one model (``model``) at its checkpoints."""
+    """The games of one model (``model``) at its checkpoints, cached in the model's own ``repository``."""
 
     def __init__(
         self,
@@ -73,7 +72,6 @@ class GameContexts:
         model: str,
         repository: GameRepository,
         *,
-        cache_size: int,
         backfill_chunk: int,
         fold_cache: FoldCache | None,
         stats: dict[str, int],
@@ -82,19 +80,20 @@ class GameContexts:
         self.keys = keys
         self.model = model
         self.repo = repository
+        """The model's own warm repository (its cache holds each game at this model's checkpoint)."""
         self.layout = repository.layout
-        self.cache: LruCache[str, GameCtx] = LruCache(cache_size)
+        self.cache = self.repo.cache
         self.backfill_chunk = backfill_chunk
         self.fold_cache = fold_cache
         self.stats = stats
 
     def put(self, ctx: GameCtx) -> None:
         """Cache a context (as it stands now)."""
-        self.cache.put(ctx.game_id, ctx)
+        self.repo.remember(ctx)
 
     def drop(self, game_id: str) -> None:
         """Forget a context (it may be wrong: a failed or refused apply)."""
-        self.cache.pop(game_id)
+        self.repo.forget(game_id)
 
     def load_new(self, gids: list[str]) -> None:
         """Contexts of games this model has applied nothing of yet, cheaply (a burst of new games): the initial
@@ -114,32 +113,23 @@ class GameContexts:
             except UnknownGame:
                 continue  # load reports it
             shard = self.layout.shard_of(gid)
-            state = game.rules.initial_state()
-            self.put(
-                GameCtx(gid, shard, meta.name, game.rules, game.presenter, meta.players, state, 0, meta.player_ids)
-            )
+            self.put(GameCtx(gid, shard, meta, game, game.rules.initial_state(), 0, meta.status, 0))
 
     def load(self, gid: str) -> GameCtx | None:
         """A game's context at this model's checkpoint (None: no such game)."""
         shard = self.layout.shard_of(gid)
         applied = int(self.r.hget(self.keys.applied(shard, self.model), gid) or 0)
         try:
-            game = self.repo.load(gid, upto=applied)
+            return self.repo.get(gid, upto=applied)
         except UnknownGame as exc:
             if type(exc) is UnknownGame:
                 return None
             raise
-        ctx = GameCtx(
-            gid, shard, game.name, game.rules, game.presenter, game.meta.players, game.state, game.version,
-            game.meta.player_ids,
-        )  # fmt: skip
-        self.put(ctx)
-        return ctx
 
     def prepare(self, gid: str, events: list[FeedEvent]) -> Prepared | None:
         """The game's context and its next events to apply (from the feed, or the store across a gap); None:
         nothing new for this model."""
-        ctx = self.cache.get(gid)
+        ctx = self.repo.cached(gid)
         if ctx is None:
             ctx = self.load(gid)
             if ctx is None:

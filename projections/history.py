@@ -97,10 +97,7 @@ class Game:
 
     def ctx(self, state: Any, version: int) -> GameCtx:
         """A projection context of this game at ``state`` (for the functions the projections share)."""
-        return GameCtx(
-            self.game_id, self.shard, self.meta.name, self.rules, self.presenter, self.players, state, version,
-            self.meta.player_ids,
-        )  # fmt: skip
+        return GameCtx(self.game_id, self.shard, self.meta, self.plugin, state, version, self.meta.status, 0)
 
     def check_version(self, version: int) -> None:
         """:class:`BadVersion` unless ``0 <= version <= last``."""

@@ -91,9 +91,10 @@ class ProjectionWorker:
         """Milliseconds from an event's commit to its write in this model (live events only)."""
         self._lag_seconds = metrics.PROJECTION_LAG_SECONDS.labels(model.name)
         self.stats: dict[str, int] = {"events": 0, "duplicates": 0, "backfilled": 0, "stale": 0, "failed": 0}
-        self.repo = GameRepository(client, self.layout, games=games)
+        # The model's warm repository: its cache holds each game at this model's checkpoint.
+        self.repo = GameRepository(client, self.layout, games=games, cache_size=self.cfg.cache_size)
         self.contexts = GameContexts(
-            client, self.keys, model.name, self.repo, cache_size=self.cfg.cache_size,
+            client, self.keys, model.name, self.repo,
             backfill_chunk=self.cfg.backfill_chunk, fold_cache=fold_cache, stats=self.stats,
         )  # fmt: skip
         self.feeds = GroupConsumer(client, self.group, consumer, self.layout.feed, batch=self.cfg.batch)
@@ -276,8 +277,7 @@ class ProjectionWorker:
                 continue
             tag = res[0].decode() if isinstance(res[0], bytes) else res[0]
             if tag == "OK":
-                ctx.state = batch[-1].state
-                ctx.version = batch[-1].version
+                ctx = ctx.at(batch[-1].state, batch[-1].version)
                 self.contexts.put(ctx)
                 applied.append(ctx)
                 self.stats["events"] += len(batch)

@@ -1,8 +1,9 @@
 """The games a bots runner plays: which seats are bots, and each game's state as far as the runner has folded it.
 
-A game's bot seats are in its ``bots`` key (JSON: each bot seat's kind, no secret); its state is loaded through
-the store's repository (snapshot and tail, services/store/repository.py). The seats' signing keys are the token
-digests of the game's metadata (see services/bots/runner.py for why that grants nothing more).
+A game's bot seats are in its ``bots`` key (JSON: each bot seat's kind, no secret); the game itself is the
+store's loaded-game type, loaded and caught up through the store's repository (services/store/repository.py).
+The seats' signing keys are the token digests of the game's metadata (see services/bots/runner.py for why that
+grants nothing more).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import redis
 
 from services.bus.envelope import CommandEnvelope
 from services.bus.keys import Layout
+from services.rules.contract import GameRules
 from services.store.cache import LruCache
-from services.store.repository import GameRepository
+from services.store.catchup import advance
+from services.store.repository import GameRepository, LoadedGame
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,16 +61,12 @@ class Sent:
 
 @dataclass(slots=True)
 class BotGame:
-    """A game with bot seats, as far as the runner has folded it."""
+    """A game with bot seats: the game as far as the runner has folded it, and the runner's bookkeeping."""
 
-    game_id: str
-    shard: int
-    name: str
-    rules: Any
+    loaded: LoadedGame
+    """The game (the store's loaded-game type), as far as the runner has folded it."""
     seats: dict[int, tuple[str, bytes]]
     """Bot seat -> (bot kind, the seat's signing key: the token digest stored in the game's metadata)."""
-    state: Any
-    version: int
     keys: tuple[bytes, ...] = ()
     """Every seat's signing key: a seat the clock hands to a bot (``GameRules.clock_bots``) is played with it."""
     behind: bool = False
@@ -78,12 +77,44 @@ class BotGame:
     retry_at: float = 0.0
     """After repeated rejections: the monotonic time before which the runner does not try again."""
 
-    def moved_to(self, version: int) -> None:
-        """Bookkeeping once the game reached a new ``version``."""
-        self.version = version
-        self.sent = None
-        self.attempt = 0
-        self.retry_at = 0.0
+    @property
+    def game_id(self) -> str:
+        """The game's id."""
+        return self.loaded.game_id
+
+    @property
+    def shard(self) -> int:
+        """The game's shard."""
+        return self.loaded.shard
+
+    @property
+    def name(self) -> str:
+        """The game's registry name."""
+        return self.loaded.name
+
+    @property
+    def rules(self) -> GameRules[Any]:
+        """The game's rules."""
+        return self.loaded.rules
+
+    @property
+    def state(self) -> Any:
+        """The game's state as far as folded."""
+        return self.loaded.state
+
+    @property
+    def version(self) -> int:
+        """The game's version as far as folded."""
+        return self.loaded.version
+
+    def move_to(self, loaded: LoadedGame) -> None:
+        """The game as folded further; the bookkeeping of the version starts over once it moved."""
+        moved = loaded.version != self.loaded.version
+        self.loaded = loaded
+        if moved:
+            self.sent = None
+            self.attempt = 0
+            self.retry_at = 0.0
 
 
 def bot_seed(game_id: str, seat: int, version: int, attempt: int) -> int:
@@ -160,7 +191,7 @@ class BotGames:
             self.log.error("bots.bad_bot_seats", game=gid, shard=shard, seats=sorted(kinds))
             self.forget(gid, shard)
             return None
-        return BotGame(gid, shard, got.name, got.rules, seats, got.state, got.version, keys=keys)
+        return BotGame(got, seats, keys=keys)
 
     @staticmethod
     def playing(game: BotGame) -> dict[int, tuple[str, bytes]]:
@@ -173,13 +204,17 @@ class BotGames:
         return out
 
     def catch_up(self, game: BotGame) -> None:
-        """Fold the events the runner missed, from the game's event stream (or archive)."""
-        records = ((e.version, e.data) for e in self.repo.events(game.game_id, after=game.version))
-        state, version = self.repo.fold(game.rules, game.state, game.version, records, game_id=game.game_id)
-        game.state = state
-        if version != game.version:
-            game.moved_to(version)
+        """Fold the events the runner missed: the store repository's warm path from the game as folded."""
+        game.move_to(self.repo.refresh(game.loaded))
         game.behind = False
+
+    def fold_announced(self, game: BotGame, records: list[tuple[int, bytes]]) -> bool:
+        """Fold events the feed announced (no IO); False when they do not follow on (read the stream instead)."""
+        moved = advance(game.loaded, records)
+        if moved is None:
+            return False
+        game.move_to(moved)
+        return True
 
     def forget(self, gid: str, shard: int) -> None:
         """The game needs its bots no more: drop its ``bots`` key and its botgames entry."""

@@ -202,21 +202,12 @@ class BotRunner:
             game = self.games.get(gid)
             if game is None or game.behind:
                 continue
-            for item in items:
-                if item.version <= game.version:
-                    continue
-                if item.version != game.version + 1:
+            try:
+                if not self.bot_games.fold_announced(game, [(item.version, item.raw) for item in items]):
                     game.behind = True  # a gap: read the stream instead
-                    break
-                try:
-                    game.state = game.rules.evolve(game.state, game.rules.parse_event(item.raw))
-                except Exception as exc:
-                    self.log.warning(
-                        "bots.fold_failed", game=gid, shard=game.shard, version=item.version, error=repr(exc)[:300]
-                    )
-                    game.behind = True
-                    break
-                game.moved_to(item.version)
+            except Exception as exc:
+                self.log.warning("bots.fold_failed", game=gid, shard=game.shard, error=repr(exc)[:300])
+                game.behind = True
 
     def _load(self, games: list[tuple[str, int]], turn: _Turn) -> None:
         """Load games that may have bot seats; the ones loaded are looked at this turn."""

@@ -27,7 +27,7 @@ from fastapi.security import HTTPBearer
 
 from services.bus.keys import GAME_ID_RE
 from services.gateway.errors import FORBIDDEN_SEAT, UNAUTHORIZED, ApiError
-from services.gateway.games import GameInfo
+from services.gateway.games import GameInfo, Position
 
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="throne"'}
 SCHEME = "seatToken"
@@ -55,7 +55,7 @@ def bearer_token(headers: Mapping[str, str], query: Mapping[str, str] | None = N
     return None
 
 
-def seat_of(info: GameInfo, token: str | None, wanted: int | None = None) -> int:
+def seat_of(info: GameInfo | Position, token: str | None, wanted: int | None = None) -> int:
     """The seat ``token`` belongs to in this game; with ``wanted``, that seat or a refusal.
 
     Raises :class:`ApiError` 401 ``unauthorized`` (no token / not a token of this game) or 403

@@ -175,7 +175,7 @@ async def _told(gw: Gateway, now: Seat, seat: int, after: int, upto: int) -> lis
     """The narration for ``seat`` of the events after ``after`` up to ``upto`` (at most NARRATION_LINES lines)."""
     if upto <= after:
         return []
-    pos, items = await gw.history_async(now.pos.info.game_id, after)
+    pos, items = await gw.history_async(now.pos.game_id, after)
     told = lines(now.plugin, pos, _upto(items, upto), seat)
     if len(told) > NARRATION_LINES:
         left = len(told) - NARRATION_LINES + 1
@@ -189,7 +189,7 @@ def _upto(items: History, upto: int) -> History:
 
 def _board(now: Seat, seat: int) -> str:
     board = now.plugin.presenter.render_text(now.pos.state, seat)
-    clocks = now.plugin.rules.clock_text(now.pos.state, now.pos.info.players, int(time.time() * 1000))
+    clocks = now.plugin.rules.clock_text(now.pos.state, now.pos.players, int(time.time() * 1000))
     return board if clocks is None else f"{board}\n{clocks}"
 
 

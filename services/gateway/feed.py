@@ -210,7 +210,7 @@ async def _push(
         else:
             items = [item]
         last = await _send(gw, websocket, pos, items, seat, last, turns)
-    result = pos.info.rules.result(pos.state)
+    result = pos.rules.result(pos.state)
     await websocket.send_json({"kind": "over", "version": last, "result": result})
     await websocket.close(1000)
 

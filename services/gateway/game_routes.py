@@ -101,12 +101,12 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
     """What anyone may know of a game: players, status, version, who is awaited, the result once over."""
     gw = gateway_of(request)
     pos = gw.position(game_id)
-    rules = pos.info.rules
+    rules = pos.rules
     fairness = rules.fairness(pos.state)
     return GameSummary(
         game_id=game_id,
-        game=pos.info.name,
-        players=list(pos.info.players),
+        game=pos.name,
+        players=list(pos.players),
         status=pos.status,
         version=pos.version,
         over=pos.over,

@@ -75,13 +75,13 @@ def claim_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> C
     succeeds; later ones are 409 ``seat_taken``, and a game that ended is 409 ``game_over``."""
     gw, lobby = _gw(request)
     pos = gw.position(game_id)
-    if not 0 <= seat < len(pos.info.players):
+    if not 0 <= seat < len(pos.players):
         raise ApiError(404, "bad_seat", f"game {game_id} has no seat {seat}")
     if pos.over:
         raise ApiError(409, E.GAME_OVER, f"game {game_id} is over: its seats can no longer be claimed")
     token = _lobby_call(lobby.claim, game_id, seat)
     gw.log.info("gateway.seat_claimed", game=game_id, seat=seat)
-    return ClaimedSeat(game_id=game_id, seat=seat, player=pos.info.players[seat], token=token)
+    return ClaimedSeat(game_id=game_id, seat=seat, player=pos.players[seat], token=token)
 
 
 @router.post(
@@ -93,10 +93,10 @@ def leave_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> L
     (403 ``seat_left``); it still reads what the seat may read."""
     gw, lobby = _gw(request)
     pos = gw.position(game_id)
-    seat_of(pos.info, bearer_token(request.headers), seat)
+    seat_of(pos, bearer_token(request.headers), seat)
     if pos.over:
         raise ApiError(409, E.GAME_OVER, f"game {game_id} is over: there is nothing to leave")
-    kind = default_bot(pos.info.name)
+    kind = default_bot(pos.name)
     _lobby_call(lobby.leave, game_id, seat, kind)
     gw.log.info("gateway.seat_left", game=game_id, seat=seat, bot=kind)
     return LeftSeat(game_id=game_id, seat=seat, bot=kind)

@@ -21,7 +21,7 @@ from services.rules.contract import GamePlugin
 
 def plugin_of(pos: Position) -> GamePlugin:
     """The game plug-in of a position."""
-    return pos.info.game
+    return pos.plugin
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ def narrate(
     narrated for ``seat``: redacted with the state right after each event while the game runs, with the final
     state once it is over (as :meth:`~services.gateway.service.Gateway.seat_events` does)."""
     presenter = plugin.presenter
-    players = pos.info.players
+    players = pos.players
     quiet = presenter.quiet_events
     over = pos.over
     out = []
@@ -55,7 +55,7 @@ def narrate(
 def lines(plugin: GamePlugin, pos: Position, items: History, seat: int | None) -> list[str]:
     """The narration of ``items`` for ``seat`` as lines, leaving out withheld events and the quiet ones."""
     presenter = plugin.presenter
-    players = pos.info.players
+    players = pos.players
     quiet = presenter.quiet_events
     over = pos.over
     out = []

@@ -89,9 +89,9 @@ async def replay(
     A finished game's steps carry an ETag (``If-None-Match`` answers 304) and may be cached."""
     gw = gateway_of(request)
     pos = await gw.position_async(game_id)
-    is_seat = is_seat_token(pos.info, token_of(request))
+    is_seat = is_seat_token(pos, token_of(request))
     if seat is not None and not pos.over:
-        seat_of(pos.info, token_of(request), seat)
+        seat_of(pos, token_of(request), seat)
         is_seat = True
 
     def build() -> pages.Page:
@@ -122,10 +122,10 @@ async def audit(
     refused commands. A finished game's pages carry an ETag (``If-None-Match`` answers 304)."""
     gw = gateway_of(request)
     pos = await gw.position_async(game_id)
-    is_seat = is_seat_token(pos.info, token_of(request))
+    is_seat = is_seat_token(pos, token_of(request))
     if seat is not None:
         if not pos.over:
-            seat_of(pos.info, token_of(request), seat)
+            seat_of(pos, token_of(request), seat)
             is_seat = True
     elif not pos.over:
         raise ApiError(403, E.GAME_RUNNING, "the audit of a game is public once it is over; this one still runs")
@@ -154,7 +154,7 @@ async def verify(request: Request, game_id: str = GameId) -> Response:
     def build() -> pages.Page:
         return pages.page_of(dumps_doc(read(gw.read_models.verify, game_id)), final=True)
 
-    return await pages.serve(request, ("verify", game_id), build, seat=is_seat_token(pos.info, token_of(request)))
+    return await pages.serve(request, ("verify", game_id), build, seat=is_seat_token(pos, token_of(request)))
 
 
 @router.get(
@@ -200,9 +200,9 @@ async def _picture(
     gw = gateway_of(request)
     pos = await gw.position_async(game_id)
     token = token_of(request)
-    is_seat = is_seat_token(pos.info, token)
+    is_seat = is_seat_token(pos, token)
     if seat is not None and not pos.over:
-        seat_of(pos.info, token, seat)
+        seat_of(pos, token, seat)
         is_seat = True
     if is_seat:
         return await run_in_threadpool(read, picture(gw.read_models), game_id, version, seat)

@@ -13,7 +13,7 @@ from services.gateway import errors as E
 from services.gateway import pages
 from services.gateway.auth import SCHEME, SEAT_TOKEN, TokenFirstRoute, bearer_token
 from services.gateway.errors import ApiError, ErrorResponse
-from services.gateway.games import GameInfo
+from services.gateway.games import GameInfo, Position
 from services.gateway.models import (
     MAX_VERSION,
 )
@@ -100,7 +100,7 @@ def token_of(request: Request) -> str | None:
     return bearer_token(request.headers)
 
 
-def is_seat_token(info: GameInfo, token: str | None) -> bool:
+def is_seat_token(info: GameInfo | Position, token: str | None) -> bool:
     """Whether ``token`` is a seat's of this game (a player reading a public route is no anonymous reader)."""
     return token is not None and info.seat_of(token) is not None
 

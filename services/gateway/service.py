@@ -112,7 +112,7 @@ class Gateway:
         """
         moved = await self._advance_cached(game_id, reads)
         if moved is not None:
-            items = self.directory.recent_after(moved, after)
+            items = moved.recent_after(after)
             if items is not None:
                 return moved, items
         return await run_in_threadpool(self.history, game_id, after)
@@ -140,7 +140,7 @@ class Gateway:
         reads the same (a resumed feed repeats exactly what the live one sent); once the game is over, with the
         final state: everything is public then.
         """
-        game = pos.info.game
+        game = pos.plugin
         over = pos.over
         return [
             SeatEvent(version=v, event=seat_event(game, event, seat, pos.state if over else state))
@@ -150,7 +150,7 @@ class Gateway:
 
     def seat_view(self, pos: Position, seat: int | None) -> SeatView:
         """The view of ``seat`` (None: a spectator) and its legal commands with labels."""
-        game = pos.info.game
+        game = pos.plugin
         legal: list[LegalCommand] = []
         if seat is not None and not pos.over:
             for i, command in enumerate(game.rules.legal_commands(pos.state, seat)):
@@ -160,8 +160,8 @@ class Gateway:
                     )
                 )
         return SeatView(
-            game_id=pos.info.game_id,
-            game=pos.info.name,
+            game_id=pos.game_id,
+            game=pos.name,
             seat=seat,
             version=pos.version,
             over=pos.over,
@@ -249,14 +249,14 @@ class Gateway:
         own = items if last is None else [item for item in items if item[0] <= last]
         shown = [e.event for e in self.seat_events(pos, own, seat)]
         return CommandResult(
-            game=pos.info.name,
+            game=pos.name,
             command_id=outcome.command_id,
             first_version=first,
             version=outcome.version or 0,
             over=outcome.over,
             events=[
                 NarratedEvent(version=n.version, event=n.event, text=n.text, quiet=n.quiet)
-                for n in narrate(pos.info.game, pos, own, seat, shown)
+                for n in narrate(pos.plugin, pos, own, seat, shown)
             ],
         )
 
@@ -278,7 +278,7 @@ class Gateway:
             if moved is None:
                 return None
             pos = directory.keep(moved)
-        items = directory.recent_after(pos, first - 1)
+        items = pos.recent_after(first - 1)
         return None if items is None else (pos, items)
 
 

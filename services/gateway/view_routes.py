@@ -89,7 +89,7 @@ def _events_page(gw: Gateway, game_id: str, seat: int | None, after: int, limit:
     plugin = plugin_of(pos)
     message = None if seat is None else turn(plugin, pos.state, pos.version, seat)
     reply = SeatEvents(
-        game_id=game_id, game=pos.info.name, seat=seat, version=pos.version, over=pos.over,
+        game_id=game_id, game=pos.name, seat=seat, version=pos.version, over=pos.over,
         events=_narrated(gw, plugin, pos, items, seat), turn=None if message is None else Turn(**message),
         after=after, next=pages.next_after(after, min(after + limit, pos.version), pos.version),
     )  # fmt: skip

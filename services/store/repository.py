@@ -10,9 +10,14 @@ query API, the CLI through them) loads it here, generically: the game is found b
   newest snapshot at or below it plus the events after it, in two pipelined round trips for any number of games.
   An archived game is folded from its archive (or, ``fold_archived=False``, returned without a state: the worker
   answers its commands ``game_over`` without one).
+* :meth:`GameRepository.get`: the warm path. The game as of its stream's head (or a requested version), from
+  the bounded LRU cache (``cache_size``) when it holds it, folding only the events after the cached version
+  (services/store/catchup.py), else loaded cold as above; events a caller holds already (a commit's reply, the
+  feed) can be handed in instead of being read back. :meth:`keep` caches a game moved on elsewhere (newer
+  wins), :meth:`remember` whatever is cached (the rules worker, the one writer of its games), :meth:`forget`
+  drops a copy that may be wrong.
 * :meth:`GameRepository.fold`: the same contiguity-checked fold, for callers that hold events already.
-* A bounded LRU cache of loaded games (``cache_size``), which callers fill (:meth:`remember`) as they move games
-  on, and drop (:meth:`forget`) when their copy may be wrong.
+* Every caller holds the one loaded-game type, :class:`~services.store.loaded.LoadedGame`.
 
 Errors are typed: :class:`UnknownGame` (no such game), :class:`UnknownRules` (a game whose name this process has
 no rules for), :class:`CorruptGame` (events that do not follow one another, or stop short of the metadata's
@@ -22,27 +27,25 @@ version), :class:`~services.store.meta.BadMeta` (an unreadable meta hash).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import redis
 
 from services.bus.keys import Layout
-from services.rules.contract import GamePlugin, GameRules, Presenter
+from services.rules.contract import GamePlugin
 from services.rules.registry import get_game
 from services.store import eventstore
 from services.store.cache import LruCache
+from services.store.catchup import GameGone, advance, catch_up_reads, caught_up
 from services.store.eventstore import StoredCommand, StoredEvent, event_id, version_of
+from services.store.loaded import CorruptGame, FoldingRules, History, LoadedGame, Record, fold_records
 from services.store.meta import BadMeta, GameMeta, GameStatus
 
-
-class FoldingRules(Protocol):
-    """What the repository needs of a game's rules (a part of the game contract, services/rules/contract.py)."""
-
-    def initial_state(self) -> Any: ...
-    def evolve(self, state: Any, event: Any) -> Any: ...
-    def parse_event(self, raw: bytes | str | dict[str, Any]) -> Any: ...
-    def restore(self, data: bytes) -> Any: ...
+__all__ = [
+    "CorruptGame", "FoldingRules", "GameLookup", "GameRepository", "History", "LoadedGame", "UnknownGame",
+    "UnknownRules", "registry_game",
+]  # fmt: skip
 
 
 GameLookup = Callable[[str], GamePlugin]
@@ -73,58 +76,6 @@ class UnknownRules(UnknownGame):
         self.name = name
 
 
-class CorruptGame(RuntimeError):
-    """The stored events of a game do not fold: a gap, or fewer events than its metadata says."""
-
-
-History = list[tuple[int, Any, Any]]
-"""Events as ``(version, event, state after it)``."""
-
-
-@dataclass(frozen=True, slots=True)
-class LoadedGame:
-    """A game rebuilt to ``version``: its metadata as read, its rules, its state.
-
-    ``version`` and ``status`` are the game's as far as it was folded (or, in the rules worker, committed since
-    it was read); ``meta`` is what the store said at load time. ``state`` is None for an archived game loaded
-    without folding. ``recent`` holds the last folded events with the state after each (when asked for).
-    """
-
-    game_id: str
-    shard: int
-    meta: GameMeta
-    plugin: GamePlugin
-    state: Any
-    version: int
-    status: GameStatus
-    snapshot_version: int
-    recent: tuple[tuple[int, Any, Any], ...] = ()
-
-    @property
-    def name(self) -> str:
-        """The game's registry name."""
-        return self.meta.name
-
-    @property
-    def rules(self) -> GameRules[Any]:
-        """The game's rules."""
-        return self.plugin.rules
-
-    @property
-    def presenter(self) -> Presenter[Any]:
-        """How the game shows itself (views, redaction, words)."""
-        return self.plugin.presenter
-
-    @property
-    def token_digests(self) -> tuple[str, ...]:
-        """sha256 hex of each seat's token."""
-        return self.meta.token_digests
-
-    def moved(self, state: Any, version: int, status: GameStatus, snapshot_version: int) -> LoadedGame:
-        """This game moved on to ``version`` (a commit of the rules worker)."""
-        return replace(self, state=state, version=version, status=status, snapshot_version=snapshot_version)
-
-
 @dataclass(frozen=True, slots=True)
 class _Head:
     meta: GameMeta
@@ -133,7 +84,8 @@ class _Head:
 
 
 class GameRepository:
-    """Loads games of one Redis and key layout; optionally keeps the last ``cache_size`` of them."""
+    """Loads games of one Redis and key layout, and keeps them current; caches the last ``cache_size`` of them
+    (thread-safe: the gateway calls it from a thread pool and its event loop)."""
 
     def __init__(
         self,
@@ -142,11 +94,14 @@ class GameRepository:
         *,
         games: GameLookup = registry_game,
         cache_size: int = 0,
+        keep_recent: int = 0,
     ) -> None:
         self.r = client
         self.layout = layout
         self._games = games
         self.cache: LruCache[str, LoadedGame] = LruCache(cache_size)
+        self.keep_recent = keep_recent
+        """Events (with the state after each) each game of the warm path keeps in its ``recent``."""
 
     # --- metadata -------------------------------------------------------------------------------------
     def find_meta(self, game_id: str) -> GameMeta | None:
@@ -313,25 +268,58 @@ class GameRepository:
         rules: FoldingRules,
         state: Any,
         version: int,
-        records: Iterable[tuple[int, bytes | str | dict[str, Any]]],
+        records: Iterable[Record],
         history: History | None = None,
         *,
         game_id: str = "",
     ) -> tuple[Any, int]:
         """Fold recorded events ``(version, JSON)`` onto ``state`` at ``version``; each must follow the last
         (:class:`CorruptGame` otherwise). ``history``: appended ``(version, event, state after it)``."""
-        evolve, parse = rules.evolve, rules.parse_event
-        for v, data in records:
-            if v <= version:
-                continue
-            if v != version + 1:
-                raise CorruptGame(f"game {game_id}: event {v} follows {version}")
-            event = parse(data)
-            state = evolve(state, event)
-            version = v
-            if history is not None:
-                history.append((v, event, state))
-        return state, version
+        return fold_records(rules, state, version, records, history, game_id=game_id)
+
+    # --- the warm path ---------------------------------------------------------------------------------
+    def get(
+        self, game_id: str, *, upto: int | None = None, handed: Sequence[Record] = (), status: GameStatus | None = None
+    ) -> LoadedGame:
+        """The game as of its stream's head (or at ``upto``), cached: from the cache when it holds the game,
+        folding only the events after the cached version (one pipelined round trip); else loaded cold (newest
+        snapshot plus the tail). Raises as :meth:`load`.
+
+        ``handed``: recorded events ``(version, JSON)`` the caller holds already (a commit's reply, the feed),
+        with the game's ``status`` after them: when they follow the cached game they are folded without reading
+        anything (the game is then as of their last version); when they do not (a gap, a stale cache), the
+        game is read as without them."""
+        cached = self.cache.get(game_id)
+        if cached is not None and handed and upto is None:
+            moved = advance(cached, handed, status, keep_recent=self.keep_recent)
+            if moved is not None and moved.version >= handed[-1][0]:
+                return self.keep(moved)
+        if cached is not None and (upto is None or cached.version <= upto):
+            return self.keep(self.refresh(cached, upto=upto))
+        return self.keep(self.load(game_id, upto=upto, keep_recent=self.keep_recent))
+
+    def refresh(self, game: LoadedGame, *, upto: int | None = None) -> LoadedGame:
+        """``game`` (held by the caller, cached or not) caught up to its stream's head (or to ``upto``, at or
+        after its version): the events after its version only, in one pipelined round trip; loaded cold when
+        they do not follow on (the stream was trimmed, or went to the archive). Raises as :meth:`load`; not
+        cached (:meth:`get` caches)."""
+        if game.version == upto or (upto is None and game.status == "archived"):
+            return game  # nothing changes once archived
+        pipe = self.r.pipeline(transaction=False)
+        for name, args in catch_up_reads(self.layout, game, upto):
+            getattr(pipe, name)(*args)
+        try:
+            moved = caught_up(game, *pipe.execute(), upto=upto, keep_recent=self.keep_recent)
+        except GameGone:
+            self.forget(game.game_id)
+            raise UnknownGame(game.game_id) from None
+        return moved if moved is not None else self.load(game.game_id, upto=upto, keep_recent=self.keep_recent)
+
+    def keep(self, game: LoadedGame) -> LoadedGame:
+        """Cache ``game`` unless a copy further on is cached already (two threads may refresh the same game at
+        once: whichever got further stays); returns ``game``."""
+        self.cache.put_if(game.game_id, game, lambda current: current.version > game.version)
+        return game
 
     # --- cache ----------------------------------------------------------------------------------------
     def cached(self, game_id: str) -> LoadedGame | None:
@@ -339,7 +327,7 @@ class GameRepository:
         return self.cache.get(game_id)
 
     def remember(self, game: LoadedGame) -> None:
-        """Cache ``game`` (as it stands now)."""
+        """Cache ``game`` (as it stands now, whatever is cached)."""
         self.cache.put(game.game_id, game)
 
     def forget(self, game_id: str) -> None:

@@ -3,10 +3,10 @@
 It reads every shard's feed with its own consumer group (``webhooks``, with acks), like the projection workers.
 A feed entry is only the news that a game moved: for each game with webhooks it reads the game's events after
 its checkpoint (``hooked``: the last version whose notices were queued) from the event store, whole commits
-only, folds them with the game's rules (states cached; else loaded through the store's repository), asks the
-notice kinds (services/webhooks/notices.py) what each hooked seat is told after each commit, and queues those
-notices and the new checkpoint in one script (services/webhooks/outbox.py). Only then are the feed entries
-acked.
+only, folds them with the game's rules onto the game at its checkpoint (the store repository's warm path:
+cached, else caught up or loaded), asks the notice kinds (services/webhooks/notices.py) what each hooked seat
+is told after each commit, and queues those notices and the new checkpoint in one script
+(services/webhooks/outbox.py). Only then are the feed entries acked.
 
 * Nothing lost: a process killed before the ack reads its pending entries again at its start (or, under
   another consumer name, they are claimed after ``claim_idle_ms``); one killed after the script finds the
@@ -22,29 +22,17 @@ acked.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import redis
 
 from services.bus.consumer import Entry
 from services.bus.keys import WEBHOOKS_GROUP, Layout
-from services.rules.contract import GamePlugin
-from services.store.cache import LruCache
-from services.store.repository import CorruptGame, GameLookup, GameRepository, registry_game
+from services.store.repository import GameLookup, GameRepository, registry_game
 from services.webhooks.config import WebhookConfig
 from services.webhooks.hooks import Hook
 from services.webhooks.notices import Commit, commits, notices
 from services.webhooks.outbox import encode
 from services.webhooks.part import GroupFollower
-
-
-@dataclass(frozen=True, slots=True)
-class _Folded:
-    plugin: GamePlugin
-    players: tuple[str, ...]
-    state: Any
-    version: int
 
 
 class WebhookFollower(GroupFollower):
@@ -65,8 +53,8 @@ class WebhookFollower(GroupFollower):
             group=WEBHOOKS_GROUP, stream=lambda layout: layout.feed,
             loop_name="webhooks", started="webhooks.follow", stopped="webhooks.follow_stop",
         )  # fmt: skip
-        self.repo = GameRepository(client, self.layout, games=games)
-        self.cache: LruCache[str, _Folded] = LruCache(self.cfg.cache_size)
+        # Each game cached at its checkpoint (the warm path catches a copy that is behind up to it).
+        self.repo = GameRepository(client, self.layout, games=games, cache_size=self.cfg.cache_size)
         self._next_sweep = 0.0
 
     # --- loop (the rest: GroupFollower) ---------------------------------------------------------------
@@ -126,7 +114,7 @@ class WebhookFollower(GroupFollower):
             except (redis.exceptions.RedisError, OSError):
                 raise  # the consumer loop waits Redis out; the entries come again
             except Exception as exc:  # this game only: its next event or the next sweep tries again
-                self.cache.pop(gid)
+                self.repo.forget(gid)
                 self.stats["failed"] += 1
                 self.log.error("webhooks.game_failed", game=gid, error=repr(exc)[:300])
         return queued
@@ -135,28 +123,20 @@ class WebhookFollower(GroupFollower):
         stored = self.repo.events(game_id, after=checkpoint)
         if not stored:
             return 0
-        folded = self.cache.get(game_id)
-        if folded is None or folded.version != checkpoint:
-            game = self.repo.load(game_id, upto=checkpoint)
-            folded = _Folded(game.plugin, tuple(game.meta.players), game.state, checkpoint)
+        game = self.repo.get(game_id, upto=checkpoint)
         hooks = self.hooks.of_game(game_id)
         by_seat: dict[int, list[Hook]] = {}
         for hook in hooks.values():
             by_seat.setdefault(hook.seat, []).append(hook)
         wanted = sorted({kind for hook in hooks.values() for kind in hook.kinds})
-        rules = folded.plugin.rules
-        state, version = folded.state, checkpoint
+        rules = game.rules
+        state, version = game.state, checkpoint
         items: list[tuple[str, bytes]] = []
         for group in commits(stored):
-            before, events = state, []
-            for stored_event in group:
-                if stored_event.version != version + 1:
-                    raise CorruptGame(f"game {game_id}: event {stored_event.version} follows {version}")
-                event = rules.parse_event(stored_event.data)
-                state = rules.evolve(state, event)
-                version = stored_event.version
-                events.append((version, event, state))
-            commit = Commit(game_id, folded.plugin, folded.players, before, tuple(events), group[-1].at)
+            before, events = state, []  # each event of the commit with the state after it
+            records = ((e.version, e.data) for e in group)
+            state, version = self.repo.fold(rules, state, version, records, events, game_id=game_id)
+            commit = Commit(game_id, game.plugin, game.players, before, tuple(events), group[-1].at)
             for notice in notices(commit, by_seat, wanted):
                 body = encode(notice.body)
                 items.extend((h.field, body) for h in by_seat[notice.seat] if notice.kind in h.kinds)
@@ -164,10 +144,10 @@ class WebhookFollower(GroupFollower):
         if not self.outbox.enqueue(
             game_id, checkpoint, version, items, ended_keep_ms=self.cfg.ended_keep_ms if over else 0
         ):
-            self.cache.pop(game_id)  # another process moved the checkpoint: its notices are queued already
+            self.repo.forget(game_id)  # another process moved the checkpoint: its notices are queued already
             self.stats["stale"] += 1
             return 0
-        self.cache.put(game_id, _Folded(folded.plugin, folded.players, state, version))
+        self.repo.keep(game.at(state, version))
         self.stats["queued"] += len(items)
         if items:
             self.log.debug("webhooks.queued", game=game_id, version=version, notices=len(items))

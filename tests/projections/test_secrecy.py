@@ -19,6 +19,8 @@ from projections.store import Ops, RMKeys
 from services.bench.scripts import GameScript, record_games
 from services.bus.keys import Layout
 from services.games.shadow.messages import events as ev
+from services.rules.contract import GamePlugin
+from services.store.meta import GameMeta
 from tests.games.shadow.support import NAMES, PRESENTER, RULES
 from tests.games.shadow.test_properties import PROFILE
 from tests.games.shadow.test_properties import play as play_random
@@ -31,7 +33,8 @@ KEYS = RMKeys(LAYOUT)
 
 def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> list[tuple[int, Ops]]:
     """Run the feed model over ``log`` in batches of the drawn sizes; (last version, writes) per batch."""
-    ctx = GameCtx("g", LAYOUT.shard_of("g"), "shadow", RULES, PRESENTER, players, None, 0)
+    meta = GameMeta("g", "shadow", players, {}, 0, ())
+    ctx = GameCtx("g", LAYOUT.shard_of("g"), meta, GamePlugin(RULES, PRESENTER), None, 0, "active", 0)
     out = []
     state, version, i = None, 0, 0
     sizes = iter(cuts)
