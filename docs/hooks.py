@@ -22,67 +22,63 @@ from services.rules.registry import game_names, get_game
 GAMES_SECTION = "Games"
 """The nav section (in mkdocs.yml) that the games' pages are appended to."""
 
-REFERENCE_FILES = ("RULES.md", "COMMANDS.md")
+COMMANDS_FILE = "COMMANDS.md"
+"""The command reference a game keeps beside its rules reference."""
 
 
 @dataclass(frozen=True)
-class GamePage:
-    """One reference file of one game, and where the site publishes it."""
+class GameReferences:
+    """The reference files of one installed game, read from its package."""
 
     game: str
-    source: Path
-    uri: str  # the page's path inside the site's docs_dir
+    rules: Path  # the plug-in's rules reference (RULES.md)
+    commands: Path | None  # the COMMANDS.md beside it, if the game has one
+
+    def pages(self) -> list[tuple[str, str, Path]]:
+        """(nav label, page path inside the site, source file) of each page, rules first."""
+        pages = [("Rules reference", f"games/{self.game}/{self.rules.name}", self.rules)]
+        if self.commands is not None:
+            pages.append(("Command reference", f"games/{self.game}/{self.commands.name}", self.commands))
+        return pages
+
+    def title(self) -> str:
+        """The game's title as its rules reference opens: "# Rules reference: <title> (throne referee)"."""
+        lines = self.rules.read_text(encoding="utf-8").splitlines()
+        title = lines[0].lstrip("#").strip() if lines else ""
+        title = title.removeprefix("Rules reference:").removesuffix("(throne referee)").strip()
+        return title or self.game
 
 
-def game_pages() -> list[GamePage]:
-    """The reference files of every installed game, in game-name order (rules before commands)."""
-    pages: list[GamePage] = []
+def installed_references() -> list[GameReferences]:
+    """The reference files of every installed game that names a rules reference, in game-name order."""
+    found: list[GameReferences] = []
     for name in game_names():
-        reference = get_game(name).rules_reference
-        if reference is None:
+        rules = get_game(name).rules_reference
+        if rules is None:
             continue
-        for file_name in REFERENCE_FILES:
-            source = reference.parent / file_name
-            if source.is_file():
-                pages.append(GamePage(game=name, source=source, uri=f"games/{name}/{file_name}"))
-    return pages
-
-
-def game_title(page: GamePage) -> str:
-    """The game's title as its rules reference opens: "# Rules reference: <title> (throne referee)"."""
-    first_line = page.source.read_text(encoding="utf-8").splitlines()[0] if page.source.stat().st_size else ""
-    title = first_line.lstrip("#").strip()
-    title = title.removeprefix("Rules reference:").strip()
-    title = title.removesuffix("(throne referee)").strip()
-    return title or page.game
+        commands = rules.parent / COMMANDS_FILE
+        found.append(GameReferences(game=name, rules=rules, commands=commands if commands.is_file() else None))
+    return found
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Append one nav entry per game (its rules and commands) to the "Games" section."""
+    """Append one nav entry per game (its rules and command references) to the "Games" section."""
     section = _games_section(config.nav or [])
-    by_game: dict[str, list[GamePage]] = {}
-    for page in game_pages():
-        by_game.setdefault(page.game, []).append(page)
-    for game, pages in by_game.items():
-        rules = next((page for page in pages if page.uri.endswith("RULES.md")), pages[0])
-        entries = [{_entry_label(page): page.uri} for page in pages]
-        section.append({game_title(rules): entries})
+    for references in installed_references():
+        section.append({references.title(): [{label: uri} for label, uri, _ in references.pages()]})
     return config
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add each game's reference files to the site, read from the game's package at every build."""
-    for page in game_pages():
-        files.append(File.generated(config, page.uri, abs_src_path=str(page.source)))
+    for references in installed_references():
+        for _, uri, source in references.pages():
+            files.append(File.generated(config, uri, abs_src_path=str(source)))
     return files
-
-
-def _entry_label(page: GamePage) -> str:
-    return "Rules reference" if page.uri.endswith("RULES.md") else "Command reference"
 
 
 def _games_section(nav: list[Any]) -> list[Any]:
     for item in nav:
-        if isinstance(item, dict) and GAMES_SECTION in item and isinstance(item[GAMES_SECTION], list):
+        if isinstance(item, dict) and isinstance(item.get(GAMES_SECTION), list):
             return item[GAMES_SECTION]
     raise ValueError(f"mkdocs.yml's nav has no {GAMES_SECTION!r} section for the games' reference pages")
