@@ -124,5 +124,5 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     # then it succeeds, with a rules reference page for every installed game that has one (the hook's)
     assert build.returncode == 0, build.stderr
     assert (tmp_path / "index.html").is_file()
-    published = {path.parent.parent.name for path in tmp_path.glob("games/*/RULES/index.html")}
+    published = {path.parent.name for path in tmp_path.glob("games/*/RULES.html")}
     assert published == {name for name in game_names() if get_game(name).rules_reference is not None}
