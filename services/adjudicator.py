@@ -7,7 +7,7 @@ Input, one JSON object per line (blank lines are skipped but keep their line num
     ...
 
 The first line is the game header (``settings`` and ``seed`` may be left out: ``{}`` and 0); every further line
-is one command of that game (for In the Shadow of the Emperor: ``services/rules/shadow/COMMANDS.md``). The header
+is one command of that game (for In the Shadow of the Emperor: ``services/games/shadow/COMMANDS.md``). The header
 of a game with a fair shuffle (``throne export`` of a finished game writes it) also carries ``salt`` (64 hex
 digits), ``practice`` and ``commitment``, the sha256 published at the start: the adjudicator records the
 commitment and, at the end, the reveal, and closes with ``{"fairness": {"status": "verified" | "mismatch" |

@@ -223,7 +223,7 @@ def test_given_quick_mode_when_the_bench_runs_then_its_last_line_is_json_with_th
 ) -> None:
     # Given the bench without its optional sections (services, gateway, cluster, the game's bots: a failing one is
     # reported and skipped by design, so running them here would prove nothing and take minutes; `make bench`
-    # runs them, tests/service/test_perf.py and tests/rules/test_bots_bench.py test them)
+    # runs them, tests/service/test_perf.py and tests/games/shadow/test_bots_bench.py test them)
     monkeypatch.setattr(bench, "optional_sections", lambda game=None: [])
     # When it runs in quick mode
     out = io.StringIO()

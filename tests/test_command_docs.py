@@ -1,4 +1,4 @@
-"""The command reference (services/rules/shadow/COMMANDS.md) stays true to the command models."""
+"""The command reference (services/games/shadow/COMMANDS.md) stays true to the command models."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from events.shadow.commands import COMMAND_ADAPTER, COMMAND_TYPES
+from services.games.shadow.messages.commands import COMMAND_ADAPTER, COMMAND_TYPES
 
-COMMANDS_MD = Path(__file__).resolve().parents[1] / "services" / "rules" / "shadow" / "COMMANDS.md"
+COMMANDS_MD = Path(__file__).resolve().parents[1] / "services" / "games" / "shadow" / "COMMANDS.md"
 JSON_BLOCK = re.compile(r"^```json[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 

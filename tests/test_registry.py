@@ -62,7 +62,7 @@ def test_given_a_game_package_installed_when_looked_up_then_its_entry_point_is_l
 
 @pytest.mark.parametrize(
     ("target", "error"),
-    [("tests.service.toy_game:ToyRules", TypeError), ("services.rules.shadow.plugin:plugin", ValueError)],
+    [("tests.service.toy_game:ToyRules", TypeError), ("services.games.shadow:plugin", ValueError)],
 )
 def test_given_an_entry_point_that_is_not_that_game_when_loaded_then_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_registry: None, target: str, error: type[Exception]
@@ -79,7 +79,7 @@ def test_given_the_installed_project_when_listing_games_then_shadow_comes_from_i
     # Given the project installed (pyproject.toml declares shadow under throne.games)
     points = registry._entry_points()
     # Then shadow is an entry point, not something generic code registers
-    assert points["shadow"].value == "services.rules.shadow.plugin:plugin"
+    assert points["shadow"].value == "services.games.shadow:plugin"
     reference = get_game("shadow").rules_reference
     assert reference is not None and reference.name == "RULES.md" and reference.is_file()
     assert registry.default_game() == "shadow"  # named under throne.default_game, whatever order the names sort in

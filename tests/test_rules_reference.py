@@ -18,8 +18,8 @@ from services.rules.registry import get_game
 ROOT = Path(__file__).resolve().parents[1]
 ID_LITERALS = {
     # the game, the packages of its rules and events, what one of its ruling ids looks like
-    "shadow": (("services/rules/shadow", "events/shadow"), re.compile(r"^[BGSIADPVERTX][0-9]{1,2}$")),
-    "barracks": (("services/rules/barracks", "events/barracks"), re.compile(r"^KX?[0-9]{1,2}$")),
+    "shadow": (("services/games/shadow",), re.compile(r"^[BGSIADPVERTX][0-9]{1,2}$")),
+    "barracks": (("services/games/barracks",), re.compile(r"^KX?[0-9]{1,2}$")),
 }
 TABLES = {"shadow": (2, 3, 4), "barracks": (1, 2, 3, 4)}
 

@@ -8,8 +8,8 @@ import orjson
 import pytest
 
 from events.schemas import DIRECTORY, SCHEMAS, path_of, render, schema_names
-from events.shadow.commands import COMMAND_TYPES
-from events.shadow.events import EVENT_TYPES
+from services.games.shadow.messages.commands import COMMAND_TYPES
+from services.games.shadow.messages.events import EVENT_TYPES
 from services.rules.registry import game_names, get_game
 from services.rules.schemas import schemas_of, write_schemas
 

@@ -5,7 +5,7 @@ Request bodies are validated strictly: no coercion (``"7"`` or ``true`` is no in
 (:mod:`services.bus.names`). The free-form JSON of a command or of a game's settings is bounded too
 (:mod:`services.gateway.jsonbounds`): integers fit in 64 bits (what the bus and the store can carry), floats
 are finite, nesting is at most 16 deep; the game itself then validates the command and the settings (strictly:
-see ``events/shadow/settings.py``).
+see ``services/games/shadow/messages/settings.py``).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from tests.conformance.conftest import games_of
 from tests.conformance.harness import Played
 
 REPO = Path(__file__).resolve().parents[2]
-RULES_DIR = REPO / "services" / "rules"
+RULES_DIR = REPO / "services" / "games"
 PRODUCT_DIRS = (REPO.parent / "shared" / "rules", REPO.parent.parent / "shared" / "rules")
 
 SOURCES = {

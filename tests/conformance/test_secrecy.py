@@ -5,7 +5,7 @@ the suite reads everything the presenter gives each reader at each moment of see
 table options switched on too: the view, the replay view, the text and SVG boards, the labels of its legal
 commands and their menu groups, its prompt, the event just recorded as redacted and as narrated for it, and the
 scoreboard (public). A game without secrets
-passes trivially; the Shadow suite checks that its secrets are really met (tests/rules/).
+passes trivially; the Shadow suite checks that its secrets are really met (tests/games/shadow/).
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from projections.api import BadSeat, BadVersion, ReadModels, UnknownGame
 from projections.rebuild import clear_model, rebuild
 from projections.store import MODELS
 from services.store.eventstore import read_events
+from tests.games.shadow.support import PRESENTER, RULES
 from tests.projections.helpers import STEADY, play, shadow_envelopes, shadow_player_ids
-from tests.rules.support import PRESENTER, RULES
 from tests.service.conftest import Backend
 from tests.service.helpers import wait_for
 

@@ -11,18 +11,18 @@ from hypothesis import given as for_all
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from events.shadow import events as ev
 from projections.api import ReadModels
 from projections.base import Applied, GameCtx
 from projections.models import FeedModel, apply_view_patch
 from projections.rebuild import rebuild
 from projections.store import Ops, RMKeys
 from services.bus.keys import Layout
+from services.games.shadow.messages import events as ev
 from services.worker import perf
+from tests.games.shadow.support import NAMES, PRESENTER, RULES
+from tests.games.shadow.test_properties import PROFILE
+from tests.games.shadow.test_properties import play as play_random
 from tests.projections.helpers import STEADY
-from tests.rules.support import NAMES, PRESENTER, RULES
-from tests.rules.test_properties import PROFILE
-from tests.rules.test_properties import play as play_random
 from tests.service.conftest import Backend
 
 LAYOUT = Layout(prefix="prop", shards=4)

@@ -84,7 +84,7 @@ def test_the_service_never_imports_a_game() -> None:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
                 for name in names:
-                    assert "shadow" not in name and not name.startswith("events.shadow"), (path, name)
+                    assert "shadow" not in name and not name.startswith("services.games.shadow.messages"), (path, name)
 
 
 def test_log_lines_are_json_and_name_game_command_shard_and_version(backend: Backend) -> None:

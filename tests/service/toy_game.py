@@ -5,7 +5,7 @@ Two seats alternate adding 1, 2 or 3 to a shared total; whoever brings it to 21 
 uses the contract's defaults except for the view, labels, words and scoreboard.
 
 It is found like any game: through the entry point ``toy21 = tests.service.toy_game:plugin`` of the group
-``throne.games`` when a distribution declares it (tests/rules/test_registry.py does), or registered when this
+``throne.games`` when a distribution declares it (tests/games/shadow/test_registry.py does), or registered when this
 module is imported (``--plugin tests.service.toy_game``, and the service tests' conftest).
 
 For the crash test only: in a process with env TOY21_STALL_AT_TOTAL=N, deciding on a total >= N hangs, so the
