@@ -7,8 +7,11 @@ STAMP := $(VENV)/.installed
 # `make test PYTEST_ARGS="tests/gateway --durations=20"` for a part of it.
 TEST_WORKERS ?= auto
 PYTEST_ARGS ?=
+# The docs site's strict build (`make docs`, also run by `make lint` and `make test`); NO_MKDOCS_2_WARNING quiets
+# Material's banner about MkDocs 2.
+MKDOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet -f docs/mkdocs.yml
 
-.PHONY: demo test bench lint schemas clean browser
+.PHONY: demo test bench lint docs schemas clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +44,7 @@ test: $(STAMP) browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(MKDOCS_BUILD)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 bench: $(STAMP)
@@ -50,9 +54,14 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(MKDOCS_BUILD)
+
+# The docs site (docs/mkdocs.yml), built strictly: a broken link or anchor fails the build. Into build/docs-site/.
+docs: $(STAMP)
+	$(MKDOCS_BUILD)
 
 schemas: $(STAMP)
 	$(PY) -m services.rules.schemas
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build/docs-site
