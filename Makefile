@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 # `make test PYTEST_ARGS="tests/gateway --durations=20"` for a part of it.
 TEST_WORKERS ?= auto
 PYTEST_ARGS ?=
+# pyproject.toml's import contracts with those generated from the installed games (services/rules/import_contracts.py)
+IMPORT_CONTRACTS := $(VENV)/import-contracts.toml
 
 .PHONY: demo test bench lint schemas clean browser
 
@@ -40,7 +42,8 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(VENV)/bin/lint-imports
+	$(PY) -m services.rules.import_contracts $(IMPORT_CONTRACTS)
+	$(VENV)/bin/lint-imports --config $(IMPORT_CONTRACTS)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 bench: $(STAMP)
@@ -49,7 +52,8 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(VENV)/bin/lint-imports
+	$(PY) -m services.rules.import_contracts $(IMPORT_CONTRACTS)
+	$(VENV)/bin/lint-imports --config $(IMPORT_CONTRACTS)
 
 schemas: $(STAMP)
 	$(PY) -m services.rules.schemas
