@@ -108,7 +108,8 @@ class HighCardPresenter(Presenter[HighCardState]):
         if isinstance(event, TrickWon):
             return f"{who(event.seat)} takes trick {event.trick} with {event.card}."
         if isinstance(event, GameEnded):
-            names = " and ".join(who(seat) for seat in event.winners)
+            *others, last = [who(seat) for seat in event.winners]
+            names = f"{', '.join(others)} and {last}" if others else last
             verb = "share the victory" if len(event.winners) > 1 else "wins"
             return f"The game ends {'-'.join(str(s) for s in event.scores)}: {names} {verb}."
         if isinstance(event, SeedCommitted | SeedRevealed):
