@@ -6,12 +6,13 @@ another, and the generated configuration holds every installed game."""
 from __future__ import annotations
 
 import tomllib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import grimp
 
 from services.rules.import_contracts import game_packages, generated_contracts, generic_modules, render
-from services.rules.registry import game_names
+from services.rules.registry import GROUP
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +24,7 @@ def _under(module: str, packages: dict[str, str]) -> str | None:
 
 def test_given_the_entry_points_when_game_packages_are_read_then_every_installed_game_has_an_existing_package() -> None:
     packages = game_packages()
-    assert sorted(packages) == game_names()
+    assert sorted(packages) == sorted(point.name for point in entry_points(group=GROUP))
     graph = grimp.build_graph("services", "events", "projections")
     assert all(package in graph.modules for package in packages.values()), packages
 

@@ -23,8 +23,8 @@ ID_LITERALS = {
     "barracks": (("services/games/barracks",), re.compile(r"^KX?[0-9]{1,2}$")),
 }
 TABLES = {"shadow": (2, 3, 4), "barracks": (1, 2, 3, 4)}
-"""Games whose rules live in more than one package, or take tables their capabilities do not say; any other
-installed game with a reference is read from its rules' own package, its ids shaped like its reference's."""
+"""The shape of the big games' ids and the tables they are played at here; any other installed game with a
+reference is read from its rules' own package, its ids shaped like its reference's, at every table it takes."""
 REFERENCED = sorted(name for name in game_names() if get_game(name).rules_reference is not None)
 
 
