@@ -10,6 +10,8 @@ PYTEST_ARGS ?=
 # The docs site's strict build (`make docs`, also run by `make lint` and `make test`); NO_MKDOCS_2_WARNING quiets
 # Material's banner about MkDocs 2.
 MKDOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet -f docs/mkdocs.yml
+# pyproject.toml's import contracts with those generated from the installed games (services/rules/import_contracts.py)
+IMPORT_CONTRACTS := $(VENV)/import-contracts.toml
 
 .PHONY: demo test bench lint docs schemas clean browser
 
@@ -43,7 +45,8 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(VENV)/bin/lint-imports
+	$(PY) -m services.rules.import_contracts $(IMPORT_CONTRACTS)
+	$(VENV)/bin/lint-imports --config $(IMPORT_CONTRACTS)
 	$(MKDOCS_BUILD)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
@@ -53,7 +56,8 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(VENV)/bin/lint-imports
+	$(PY) -m services.rules.import_contracts $(IMPORT_CONTRACTS)
+	$(VENV)/bin/lint-imports --config $(IMPORT_CONTRACTS)
 	$(MKDOCS_BUILD)
 
 # The docs site (docs/mkdocs.yml), built strictly: a broken link or anchor fails the build. Into build/docs-site/.
