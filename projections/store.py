@@ -5,6 +5,8 @@ by one atomic script in one cluster slot. Keys of shard 17 (prefix ``throne``)::
 
     throne:{s17}:rm:<model>:applied            hash    game id -> last version applied (the model's checkpoint)
     throne:{s17}:rm:scoreboard:<gid>           string  the game's scoreboard (JSON)
+    throne:{s17}:rm:scoreboard:owed:leaderboard hash   game id -> its leaderboard count, owed with the checkpoint
+                                                       until counted (projections/tally.py)
     throne:{s17}:rm:replay:<gid>:snaps         hash    version -> rules snapshot, every N versions and the end
     throne:{s17}:rm:audit:<gid>                stream  id 0-<version>: ``e`` event JSON, ``t`` commit ms, ``c``
                                                        command id, ``x`` the presenter's explanation
