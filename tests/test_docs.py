@@ -23,8 +23,6 @@ MKDOCS_CONFIG = REPO / "docs" / "mkdocs.yml"
 README_MAX_LINES = 150
 
 PLANNED_PATHS = {
-    "services/bench/",
-    "services/games/highcard/",
     "services/rules/table/",
 }
 """Paths of the layout being moved in while these pages were written (the map of the code names them). Each one
