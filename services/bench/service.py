@@ -4,7 +4,7 @@ Runs on real local Redis: REDIS_URL if set, else a redis-server of its own on a 
 ``redis_xadd_rtt_p50_ms`` (the raw round trip, so the others read as a ratio; also ``xadd_rtt_p50_us``/``p99``),
 ``service_commands_per_s`` (one rules worker, target >= 3000), ``service_latency_p50_ms``/``p99`` (submitted
 to outcome visible, at 1000 commands/s; target p50 <= 2) and ``redis_bytes_per_game`` (``used_memory`` a whole
-game adds, also per event and per command; README "Memory").
+game adds, also per event and per command; docs/pages/service.md, Memory).
 
 ``cluster_latency_p50_ms`` (section :func:`bench_cluster`, when redis-server and redis-cli are present): one
 command at a time (one client, 200 commands/s) on a local Redis Cluster of 3 masters (``deploy/cluster.sh``),

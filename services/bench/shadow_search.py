@@ -1,7 +1,7 @@
 """The search bot against the heuristic bot: seeded 4-player games, and Shadow's ``make bench`` section
 ``search_bot_win_rate``.
 
-Two measures (README.md, "Bots", says what they mean and which target is met):
+Two measures (docs/pages/search-bot.md says what they mean and which target is met):
 
 - ``search_bot_win_rate``: games of one search bot against three heuristic bots, the search seat rotating over
   the four seats (seat ``game % 4``; seat 0 is the first Emperor). The search bot scores 1 when it wins the

@@ -7,7 +7,7 @@ list and delete only its own hooks; nothing one seat does touches another seat's
 The signing key (the secret shown once at registration) is kept: HMAC signing needs the key itself, so it
 cannot be stored as a digest the way seat tokens are. It is written only into this hash (never into a log, an
 outbox entry or an answer after the first), and is worth only forging notices to that one receiver: whoever can
-read Redis can already act for every seat (README, Security). Deleting the hook deletes its key.
+read Redis can already act for every seat (docs/pages/security.md). Deleting the hook deletes its key.
 
 Registration is one script, so the per-seat cap holds however many requests race: it refuses a game that does
 not exist or has ended, counts the seat's hooks, adds the new one, adds the game to its shard's ``hookgames``

@@ -311,7 +311,7 @@ class RulesWorker:
         try:
             self.process([entry])
         finally:
-            with contextlib.suppress(redis.RedisError):  # (Redis away: the marker stays; see the README)
+            with contextlib.suppress(redis.RedisError):  # (Redis away: the marker stays; docs: Operating throne)
                 self.suspects.done(shard, eid)
 
     def _die_if_holding(self, entries: list[Entry]) -> None:

@@ -4,7 +4,7 @@ bots process on a real redis-server.
 
 The tests play a whole game against a bot through the page, step a replay, open an audit entry, and check that
 the seat's page (its DOM, every HTTP answer and every WebSocket frame it received) never held the other seat's
-sealed vote. Screenshots at 1280 and 390 px wide go to ``tests/gateway/screenshots/`` (two are in the README).
+sealed vote. Screenshots at 1280 and 390 px wide go to ``tests/gateway/screenshots/`` (two are in docs/pages/images/).
 """
 
 from __future__ import annotations

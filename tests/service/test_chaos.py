@@ -7,7 +7,7 @@ a second, as a real client after a timeout would. Meanwhile the rules worker is 
 (each time while commands are in flight, preferably while it holds commands it has read and not committed) and
 replaced by a new process under another worker id; the projection process is killed once too. Each new worker is
 let finish its take-over (the commands it claimed from the dead one) before it may be killed in turn: a command in
-flight at more than ``max_attempts`` crashes in a row is then decided alone (services/bus/README.md, Guarantees;
+flight at more than ``max_attempts`` crashes in a row is then decided alone (docs/pages/bus.md, Guarantees;
 tests/service/test_suspects.py), which is not what this test is about. Then the recorded games must hold exactly
 what the clients were told, and every read model must equal its rebuild from zero.
 

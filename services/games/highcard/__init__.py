@@ -1,6 +1,6 @@
 """High Card, the template game: a small complete game plug-in of the contract (services/rules/contract.py).
 
-Copy this package to write a new game (the README's "Adding a game"). ``plugin`` is what the ``throne.games``
+Copy this package to write a new game (docs/pages/adding-a-game.md). ``plugin`` is what the ``throne.games``
 entry point in pyproject.toml names: the service finds the game through it, and nothing else of the service
 names the game.
 """
