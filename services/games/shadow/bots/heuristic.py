@@ -37,7 +37,8 @@ from typing import Any
 from events.base import Command
 from services.games.shadow.rules import actions
 from services.games.shadow.rules.effects import Tx
-from services.games.shadow.rules.flow import EMPEROR_ACTIONS, LAST_ROUND, vote_tally
+from services.games.shadow.rules.election import vote_tally
+from services.games.shadow.rules.flow import EMPEROR_ACTIONS, LAST_ROUND
 from services.games.shadow.rules.queries import BOHEMIA, MAINZ, SAXONY, stack_available
 from services.games.shadow.rules.state import EMPIRE, GameState, Knight, Tile
 from services.rules.contract import GameRules

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from services.games.shadow.messages import events as ev
-from services.games.shadow.rules import flow
+from services.games.shadow.rules import election, flow, new_electors
 from services.games.shadow.rules.board import ARISTOCRAT
 from services.games.shadow.rules.command_keys import _eidx, _space
 from services.games.shadow.rules.effects import (
@@ -152,35 +152,35 @@ def _answer(tx: Tx, c: Any, p: ev.Prompt) -> None:
 def _gray_place(tx: Tx, c: Any, p: ev.Prompt) -> None:
     slot = tx.state.layout.electorates[_eidx(c.electorate)].eminence
     place_from_supply(tx, c.seat, slot, None, False, 45, "gray_eminence", ("P8",))
-    flow.electorates_from(tx, 0)
+    new_electors.electorates_from(tx, 0)
 
 
 @applies("gray_eminence", "Decline")
 def _gray_decline(tx: Tx, c: Any, p: ev.Prompt) -> None:
-    flow.electorates_from(tx, 0)
+    new_electors.electorates_from(tx, 0)
 
 
 @applies("break_tie", "BreakTie")
 def _break_tie(tx: Tx, c: Any, p: ev.Prompt) -> None:
     e = p.step or 0
-    if not flow.resolve_winner(tx, e, c.winner, c.seat):
-        flow.electorates_from(tx, e + 1)
+    if not new_electors.resolve_winner(tx, e, c.winner, c.seat):
+        new_electors.electorates_from(tx, e + 1)
 
 
 @applies("choose_elector", "ChooseAristocrat")
 def _choose_elector(tx: Tx, c: Any, p: ev.Prompt) -> None:
     e = p.step or 0
-    flow.seat_elector(tx, e, _space(tx.state, c.space))  # type: ignore[arg-type]
-    if not flow.settle_displaced(tx, e):
-        flow.electorates_from(tx, e + 1)
+    new_electors.seat_elector(tx, e, _space(tx.state, c.space))  # type: ignore[arg-type]
+    if not new_electors.settle_displaced(tx, e):
+        new_electors.electorates_from(tx, e + 1)
 
 
 @applies("place_displaced", "PlacePiece")
 def _displaced(tx: Tx, c: Any, p: ev.Prompt) -> None:
     e = p.step or 0
-    flow.place_aside(tx, e, _space(tx.state, c.push), True, ("V4", "D2", "X6"))
-    flow.finish_electorate(tx, e)
-    flow.electorates_from(tx, e + 1)
+    new_electors.place_aside(tx, e, _space(tx.state, c.push), True, ("V4", "D2", "X6"))
+    new_electors.finish_electorate(tx, e)
+    new_electors.electorates_from(tx, e + 1)
 
 
 @applies("aim_church_influence", "AimChurchInfluence")
@@ -188,23 +188,23 @@ def _displaced(tx: Tx, c: Any, p: ev.Prompt) -> None:
 def _aim(tx: Tx, c: Any, p: ev.Prompt) -> None:
     card = "church_influence" if c.type == "AimChurchInfluence" else "excommunication"
     tx.emit(E.CardAimed(seat=c.seat, card=card, electorate=c.electorate, rulings=("E1", "X8")))
-    flow.aims_next(tx)
+    election.aims_next(tx)
 
 
 @applies("vote", "CastVote")
 def _vote(tx: Tx, c: Any, p: ev.Prompt) -> None:
     tx.emit(E.VoteSealed(seat=c.seat, candidate=c.candidate, rulings=("E2",)))
     if not awaited(tx.state):
-        flow.reveal_votes(tx)
+        election.reveal_votes(tx)
 
 
 @applies("choose_throne", "ChooseAristocrat")
 def _choose_throne(tx: Tx, c: Any, p: ev.Prompt) -> None:
     flow.put_on_throne(tx, c.seat, _space(tx.state, c.space), ("E4",), "new_emperor")
-    flow.settle_dethroned(tx)
+    election.settle_dethroned(tx)
 
 
 @applies("place_dethroned", "PlacePiece")
 def _dethroned(tx: Tx, c: Any, p: ev.Prompt) -> None:
-    flow.place_aside(tx, _eidx(c.electorate), _space(tx.state, c.push), True, ("E4", "D2"))
+    new_electors.place_aside(tx, _eidx(c.electorate), _space(tx.state, c.push), True, ("E4", "D2"))
     flow.begin_phase(tx, tx.state.round, 7)
