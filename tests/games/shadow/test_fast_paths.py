@@ -18,7 +18,7 @@ import pytest
 
 from events.base import Rejection
 from services.games.shadow.messages import events as ev
-from services.games.shadow.rules import actions, facts
+from services.games.shadow.rules import actions, facts, turn_options
 from services.games.shadow.rules.actions import OPTIONS, Key, is_legal, legal_keys
 from services.games.shadow.rules.board import ARISTOCRAT, CASTLE
 from services.games.shadow.rules.queries import (
@@ -69,7 +69,7 @@ def per_type(s: GameState, seat: int) -> list[Key]:
     Turn (none is shared or remembered)."""
     keys: list[Key] = []
     for fn in OPTIONS["actions"].values():
-        actions._last_turn = None
+        turn_options._last_turn = None
         keys += fn(s, seat, s.pending)  # type: ignore[arg-type]
     return keys
 

@@ -1,0 +1,1 @@
+"""Tests of the generic rules-layer facilities a game's core builds on (services/rules/)."""
