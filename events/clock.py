@@ -1,9 +1,9 @@
-"""Clocks: the table setting, the two recorded clock facts and the timeout command, shared by every game.
+"""The table around every game: the clock setting, the recorded table facts and the table's commands.
 
-A game with clocks lists :class:`ClockSettings` under ``clock`` in its table settings, puts :class:`ClockStamped`,
-:class:`SeatTimedOut` and :class:`SeatHandedOver` in its event union, and folds them with
-``services/rules/clock.py`` (the arithmetic, written once). :class:`TimeOut` and :class:`TakeSeat` are no game's
-commands: the contract decides them (``GameRules.execute_at``), a timeout with the game's documented default move.
+A game with clocks lists :class:`ClockSettings` under ``clock`` in its table settings; nothing else here is the
+game's. The table (``services/rules/table/``) decides :class:`TimeOut`, :class:`TakeSeat` and
+:class:`LeaveSeat` and folds :class:`ClockStamped`, :class:`SeatTimedOut`, :class:`SeatHandedOver` and
+:class:`SeatLeft` itself, around any game: a timeout plays the game's documented default move.
 """
 
 from __future__ import annotations
@@ -153,5 +153,22 @@ class TakeSeat(Command):
     type: Literal["TakeSeat"] = "TakeSeat"
 
 
+class SeatLeft(Event):
+    """``seat``'s player left (resigned) the running game: the bot of kind ``bot`` plays the seat to the end, and
+    the player's token may command it no more."""
+
+    type: Literal["SeatLeft"] = "SeatLeft"
+    seat: int
+    bot: str
+
+
+class LeaveSeat(Command):
+    """The seat's player leaves (resigns) the running game: a bot of kind ``bot`` plays the seat from now on."""
+
+    type: Literal["LeaveSeat"] = "LeaveSeat"
+    bot: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")
+
+
 TIME_OUT = "TimeOut"
 TAKE_SEAT = "TakeSeat"
+LEAVE_SEAT = "LeaveSeat"

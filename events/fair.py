@@ -1,9 +1,8 @@
 """Fair shuffles: the two recorded facts of a seed's commitment and reveal, shared by every game with hidden
 information or chance.
 
-A game that draws from its seed (``Capabilities.hidden_information`` or ``chance``) puts :class:`SeedCommitted`
-and :class:`SeedRevealed` in its event union and folds them with ``services/rules/fair.py`` (written once, like
-the clocks). The contract records them (``GameRules.start_at``, ``execute_at``): the commitment with the opening
+A game that draws from its seed (``GameRules.commits_seed``) has them recorded by the table around it
+(``services/rules/table``, which folds them with ``services/rules/fair.py``): the commitment with the opening
 events, the reveal with the events that end the game. The seed and the salt are secrets of the referee until the
 end: every read path shows them as ``null`` while the game runs (``services/rules/fair.py: seal_json``).
 """

@@ -2,7 +2,7 @@
 
 The recorded commands (the event store's command log, archive included) are replayed in their order, each
 with the seat that sent it and at the time it was stamped (a clocked game's stamps and timeouts depend on it),
-from ``rules.start_at(players, settings, seed, created)``; the events this produces are
+from ``rules.start(players, settings, seed, created)``; the events this produces are
 compared, version by version and as JSON, with the recorded ones. Every event that differs is reported with
 the command behind it on each side. A dispute, or a change of the rules code, thus shows exactly which games
 (and which moves of them) would have gone differently.
@@ -29,7 +29,7 @@ from events.base import Event, Rejection
 from services.bus import envelope as env_mod
 from services.bus.keys import Layout
 from services.rules import fair
-from services.rules.contract import GameRules
+from services.rules.table import Table
 from services.store.eventstore import StoredCommand, StoredEvent
 from services.store.meta import GameMeta
 from services.store.repository import GameLookup, GameRepository, UnknownGame, UnknownRules, registry_game
@@ -105,14 +105,14 @@ def verify_game(client: redis.Redis, layout: Layout, game_id: str, games: GameLo
 
 
 def verify_recorded(
-    rules: GameRules[Any],
+    rules: Table,
     meta: GameMeta,
     recorded: Sequence[StoredEvent | RecordedEvent],
     log: Sequence[StoredCommand],
 ) -> dict[str, Any]:
     """The verification report of a game from what the store holds of it (no IO: the rules re-run only).
 
-    Each command is re-run with the rules' ``execute_at`` (decide and fold in one pass, at its logged time); a
+    Each command is re-run with the rules' ``execute`` (decide and fold in one pass, at its logged time); a
     recomputed event is compared with the recorded one as JSON bytes first (the worker recorded
     ``encode_event_bytes``), as parsed JSON only when the bytes differ."""
     game_id = meta.game_id
@@ -133,7 +133,7 @@ def verify_recorded(
         # Each command is re-decided at the time the worker stamped on it (its logged commit time): a clocked
         # game's stamps and timeouts come out the same on any day.
         opening = (
-            rules.start_at(players, settings, seed, create.committed_ms, salt, practice)
+            rules.start(players, settings, seed, create.committed_ms, salt, practice)
             if create is not None
             else rules.start(players, settings, seed)
         )
@@ -156,8 +156,8 @@ def verify_recorded(
         try:
             if payload is None or cmd.seat is None:
                 raise ValueError("the logged command is not a JSON object with a seat")
-            command = rules.parse_move({**payload, "seat": cmd.seat})
-            done = rules.execute_at(state, command, cmd.committed_ms)
+            command = rules.parse_command({**payload, "seat": cmd.seat})
+            done = rules.execute(state, command, cmd.committed_ms)
             result: list[Event] | Rejection = done if isinstance(done, Rejection) else done[0]
         except Exception as exc:
             # bad_command now (and maybe then); rules that raise are a difference too.

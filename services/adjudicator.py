@@ -134,7 +134,7 @@ class Adjudicator:
             return [_rejection(line, BAD_HEADER, '"at_ms" must be an integer (epoch milliseconds)')]
         game = get_game(name)
         try:
-            events = game.rules.start_at(players, settings, seed, at, salt, practice)
+            events = game.rules.start(players, settings, seed, at, salt, practice)
         except ValidationError as exc:
             return [_rejection(line, BAD_HEADER, f"bad settings: {summarize(exc)}")]
         except (ValueError, TypeError) as exc:
@@ -158,13 +158,13 @@ class Adjudicator:
         if not isinstance(at, int) or isinstance(at, bool):
             return [_rejection(line, BAD_COMMAND, '"at_ms" must be an integer (epoch milliseconds)')]
         try:
-            command = rules.parse_move(data)
+            command = rules.parse_command(data)
         except ValidationError as exc:
             return [_rejection(line, BAD_COMMAND, summarize(exc))]
         except (ValueError, TypeError, KeyError) as exc:
             return [_rejection(line, BAD_COMMAND, str(exc)[:300])]
         self.at_ms = at
-        result = rules.decide_at(self.state, command, at)
+        result = rules.decide(self.state, command, at)
         if isinstance(result, Rejection):
             return [_rejection(line, result.code, result.message, result.rulings)]
         return self._events(line, result)

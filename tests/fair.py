@@ -22,17 +22,17 @@ T0 = 1_700_000_000_000
 
 
 def _play(game_name: str, seed: int, salt: str | None, practice: bool = False) -> tuple[list[Any], Any, list[str]]:
-    """A random game of ``game_name`` through the contract's ``start_at``/``execute_at``: its events, the final
-    state and its commands as adjudicator lines."""
+    """A random game of ``game_name`` through the table's ``start``/``execute`` (with a salt and the time): its
+    events, the final state and its commands as adjudicator lines."""
     rules = get_game(game_name).rules
-    events = rules.start_at(NAMES, {}, seed, T0, salt, practice)
+    events = rules.start(NAMES, {}, seed, T0, salt, practice)
     state = rules.fold(events)
     rng = random.Random(seed % 1000)
     lines = [orjson.dumps({"game": game_name, "players": list(NAMES), "seed": seed, "at_ms": T0}).decode()]
     while not rules.is_over(state):
         seat = rules.awaited(state)[0]
         command = rules.sample_legal(state, seat, rng)
-        done = rules.execute_at(state, command, T0)
+        done = rules.execute(state, command, T0)
         assert not isinstance(done, Rejection)
         events += done[0]
         state = done[1]
@@ -106,9 +106,9 @@ def check_practice_table_recorded(game_name: str, rulings: tuple[str, ...]) -> N
     """Given a seed the creator chose (a practice table), when the game starts, then its commitment says so and
     cites ``rulings``; the engine alone (no salt) records no commitment, as it always did."""
     rules = get_game(game_name).rules
-    events = rules.start_at(NAMES, {}, 42, T0, secrets.token_hex(32), True)
+    events = rules.start(NAMES, {}, 42, T0, secrets.token_hex(32), True)
     committed = [rules.encode_event(e) for e in events if rules.encode_event(e)["type"] == "SeedCommitted"]
     assert committed[0]["practice"] is True and tuple(committed[0]["rulings"]) == rulings
     assert rules.fairness(rules.fold(events))["practice"] is True  # type: ignore[index]
-    plain = [rules.encode_event(e)["type"] for e in rules.start_at(NAMES, {}, 42, T0)]
+    plain = [rules.encode_event(e)["type"] for e in rules.start(NAMES, {}, 42, T0)]
     assert "SeedCommitted" not in plain and plain == [rules.encode_event(e)["type"] for e in rules.start(NAMES, {}, 42)]

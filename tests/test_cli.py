@@ -134,9 +134,7 @@ def test_given_a_command_after_the_end_when_adjudicated_then_game_over_and_the_f
     final = out[-1]["final"]
     assert final["over"] is True
     assert final["version"] == len(live_game.events)
-    state = None
-    for event in live_game.events:
-        state = RULES.evolve(state, event)
+    state = RULES.fold(live_game.events)
     assert final["result"] == RULES.result(state)
     assert final["view"] == orjson.loads(orjson.dumps(GAME.presenter.view(state, None)))
 

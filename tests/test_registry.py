@@ -54,10 +54,10 @@ def test_given_a_game_package_installed_when_looked_up_then_its_entry_point_is_l
     # Then the game is there by name, whole, and every generic lookup reaches it
     assert "toy21" in game_names() and "shadow" in game_names()
     game = get_game("toy21")
-    assert isinstance(game, GamePlugin) and isinstance(game.rules, toy.ToyRules) and game.name == "toy21"
+    assert isinstance(game, GamePlugin) and isinstance(game.game_rules, toy.ToyRules) and game.name == "toy21"
     assert get_game("toy21") is game  # loaded once
     assert bot_kinds("toy21") == ["random", "search"] and default_bot("toy21") == "random"
-    assert make_bot("random", "toy21", 1).choose(game.rules, game.rules.fold(game.rules.start(["a", "b"], {}, 1)), 0)
+    assert game.rules.choose(make_bot("random", "toy21", 1), game.rules.fold(game.rules.start(["a", "b"], {}, 1)), 0)
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ def id_literals_of(game: str) -> tuple[tuple[str, ...], re.Pattern[str]]:
     if game in ID_LITERALS:
         return ID_LITERALS[game]
     plugin = get_game(game)
-    folder = Path(inspect.getfile(type(plugin.rules))).parent.relative_to(ROOT).as_posix()
+    folder = Path(inspect.getfile(type(plugin.game_rules))).parent.relative_to(ROOT).as_posix()
     prefixes = sorted({re.sub(r"[0-9]+$", "", ruling) for ruling in plugin.rulings()}, key=len, reverse=True)
     return (folder,), re.compile(rf"^({'|'.join(prefixes)})[0-9]{{1,2}}$")
 

@@ -12,6 +12,7 @@ from services.games.shadow.messages.commands import COMMAND_TYPES
 from services.games.shadow.messages.events import EVENT_TYPES
 from services.rules.registry import game_names, get_game
 from services.rules.schemas import schemas_of, write_schemas
+from services.rules.table import TABLE_EVENTS
 
 DECLARED = {name: schema for game in game_names() for name, schema in schemas_of(get_game(game)).items()}
 
@@ -27,7 +28,9 @@ def test_given_the_committed_files_when_listed_then_every_one_belongs_to_an_inst
     assert sorted(SCHEMAS) == schema_names() == sorted(DECLARED)
 
 
-@pytest.mark.parametrize(("name", "types"), [("shadow.commands", COMMAND_TYPES), ("shadow.events", EVENT_TYPES)])
+@pytest.mark.parametrize(
+    ("name", "types"), [("shadow.commands", COMMAND_TYPES), ("shadow.events", {**EVENT_TYPES, **TABLE_EVENTS})]
+)
 def test_given_a_schema_when_read_then_it_discriminates_every_message_type(name: str, types: dict) -> None:
     schema = orjson.loads(render(DECLARED[name]))
     assert schema["title"] == name

@@ -68,7 +68,7 @@ class BotGame:
     seats: dict[int, tuple[str, bytes]]
     """Bot seat -> (bot kind, the seat's signing key: the token digest stored in the game's metadata)."""
     keys: tuple[bytes, ...] = ()
-    """Every seat's signing key: a seat the clock hands to a bot (``GameRules.clock_bots``) is played with it."""
+    """Every seat's signing key: a seat the clock hands to a bot (``Table.table_bots``) is played with it."""
     behind: bool = False
     """The runner missed events of this game: read its event stream before acting."""
     sent: Sent | None = None
@@ -195,10 +195,11 @@ class BotGames:
 
     @staticmethod
     def playing(game: BotGame) -> dict[int, tuple[str, bytes]]:
-        """The seats the bots play now: the game's bot seats, and those its clock handed to a bot and their
-        players have not taken back (the recorded state says which)."""
+        """The seats the bots play now: the game's bot seats, and those the table gave to a bot (their players
+        left, or the clock handed them over and their players have not taken them back: the recorded state
+        says which)."""
         out = dict(game.seats)
-        for seat, kind in game.rules.clock_bots(game.state).items():
+        for seat, kind in game.rules.table_bots(game.state).items():
             if seat not in out and 0 <= seat < len(game.keys):
                 out[seat] = (kind, game.keys[seat])
         return out

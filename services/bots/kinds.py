@@ -51,7 +51,8 @@ def default_bot(game: str) -> str:
 
 
 def make_bot(kind: str, game: str, seed: int) -> Bot:
-    """A bot of ``kind`` for the game named ``game``; raises :class:`UnknownBot`."""
+    """A bot of ``kind`` for the game named ``game``; raises :class:`UnknownBot`. Every bot plays the game alone
+    (the table seats it: :meth:`services.rules.table.Table.choose`)."""
     try:
         factory = _kinds(game).get(kind)
     except KeyError as exc:  # UnknownGame

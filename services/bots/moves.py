@@ -41,11 +41,11 @@ def next_command(game: BotGame, bot_games: BotGames, cfg: BotConfig, log: Any) -
     ctx = {"game": game.game_id, "shard": game.shard, "version": game.version, "seat": seat, "kind": kind}
     command = None
     try:
-        command = bot_of(kind, game.name, seed, log).choose(rules, game.state, seat)
+        command = rules.choose(bot_of(kind, game.name, seed, log), game.state, seat)
     except Exception as exc:
         # A broken bot must not stall the game: its seat plays a random legal command this time.
         log.exception("bots.bot_failed", **ctx, error=repr(exc))
-        command = make_bot("random", game.name, seed).choose(rules, game.state, seat)
+        command = rules.choose(make_bot("random", game.name, seed), game.state, seat)
     if command is None:
         # Try again later (another attempt, another seed) rather than leave the game waiting for good.
         game.attempt += 1

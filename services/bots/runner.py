@@ -4,7 +4,7 @@ How a game gets bots: its creator passes ``bots={seat: kind}`` to ``ServiceClien
 submitting the creation) writes the game's ``bots`` key (JSON: each bot seat's kind) and adds the game to its
 shard's ``botgames`` set. A clocked table with ``bot_after`` hands a seat to a bot after repeated timeouts: the
 timer writes the same key and set before the timeout that does it, and the runner plays, besides the key's
-seats, the seats the game's recorded state says its clock handed over (``GameRules.clock_bots``) until their
+seats, the seats the game's recorded state says its clock handed over (``Table.table_bots``) until their
 players take them back. Nothing else in the service knows about bots: the rules worker sees ordinary commands
 with ordinary proofs.
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Literal, ParamSpec, TypeVar
 
 from fastapi import Path, Query, Request
+from starlette.concurrency import run_in_threadpool
 
 from services.bots.kinds import bot_kinds, default_bot
 from services.bus.keys import GAME_ID_RE
@@ -87,17 +88,20 @@ def claim_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> C
 @router.post(
     "/games/{game_id}/seats/{seat}/leave", response_model=LeftSeat, responses=ERRORS, tags=["lobby"], dependencies=SEAT
 )
-def leave_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> LeftSeat:
-    """Leave (resign) a running game with the seat's token: the game's default bot plays the seat to the end
-    (the referee's ruling on leaving is in the game's RULES.md). The token may send no more commands
-    (403 ``seat_left``); it still reads what the seat may read."""
+async def leave_seat(request: Request, game_id: str = GameId, seat: int = SeatNo) -> LeftSeat:
+    """Leave (resign) a running game with the seat's token: the game's record gets a ``SeatLeft`` fact, and the
+    game's default bot plays the seat to the end (the referee's ruling on leaving is in the game's RULES.md).
+    The token may send no more commands (403 ``seat_left``); it still reads what the seat may read."""
     gw, lobby = _gw(request)
-    pos = gw.position(game_id)
-    seat_of(pos, bearer_token(request.headers), seat)
+    pos = await gw.position_async(game_id)
+    token = bearer_token(request.headers)
+    seat_of(pos, token, seat)
+    assert token is not None  # seat_of refused a missing token
     if pos.over:
         raise ApiError(409, E.GAME_OVER, f"game {game_id} is over: there is nothing to leave")
     kind = default_bot(pos.name)
-    _lobby_call(lobby.leave, game_id, seat, kind)
+    await gw.record_leave(await gw.info(game_id), seat, token, kind)
+    await run_in_threadpool(_lobby_call, lobby.leave, game_id, seat, kind)
     gw.log.info("gateway.seat_left", game=game_id, seat=seat, bot=kind)
     return LeftSeat(game_id=game_id, seat=seat, bot=kind)
 

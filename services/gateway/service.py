@@ -17,6 +17,7 @@ import redis
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from events.clock import LEAVE_SEAT, TIME_OUT
 from projections.api import ReadModels
 from services.bus import envelope as env_mod
 from services.bus.client import BusClient, new_id
@@ -193,11 +194,15 @@ class Gateway:
             raise ApiError(403, E.FORBIDDEN_SEAT, f"this token acts for seat {seat} only, not seat {named}")
         payload = {**command, "seat": seat}
         try:
-            info.rules.parse_player_command(payload)
+            parsed = info.rules.parse_command(payload)
         except ValidationError as exc:
             raise ApiError(422, E.BAD_COMMAND, summarize(exc)) from None
         except (ValueError, TypeError) as exc:
             raise ApiError(422, E.BAD_COMMAND, str(exc)[:300]) from None
+        if parsed.type == TIME_OUT:
+            raise ApiError(422, E.BAD_COMMAND, "TimeOut is the timer's claim, never a player's command")
+        if parsed.type == LEAVE_SEAT:
+            raise ApiError(422, E.BAD_COMMAND, "to leave the game, POST /games/{game_id}/seats/{seat}/leave")
         return CommandEnvelope.signed(
             seat_key(token),
             command_id=command_id or new_id(),
@@ -207,6 +212,21 @@ class Gateway:
             payload=payload,
             reply_events=True,  # the answer is made of them (see result)
         )
+
+    async def record_leave(self, info: GameInfo, seat: int, token: str, bot_kind: str) -> None:
+        """Record that ``seat``'s player leaves (``LeaveSeat`` through the rules worker, signed with the seat's
+        token), so the game's record holds the ``SeatLeft`` fact. Recorded already (a leave whose lobby step
+        failed): nothing more to record. Any other refusal is raised as its typed error."""
+        payload = {"type": LEAVE_SEAT, "seat": seat, "bot": bot_kind}
+        env = CommandEnvelope.signed(
+            seat_key(token), command_id=new_id(), game_id=info.game_id, seat=seat, expected_version=None,
+            payload=payload, reply_events=False,
+        )  # fmt: skip
+        outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
+        if outcome is None:
+            raise ApiError(504, E.OUTCOME_TIMEOUT, "the leave was not recorded in time; send it again")
+        if not outcome.accepted and not (outcome.rejection is not None and outcome.rejection.code == E.SEAT_LEFT):
+            raise rejection_error(outcome)
 
     async def execute(self, env: CommandEnvelope, fresh: bool) -> Outcome:
         """Submit a command and await its outcome; 504 ``outcome_timeout`` (with the command id) if none comes.

@@ -17,26 +17,18 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 import orjson
 
 from events.base import Rejection
-from events.clock import (
-    TAKE_SEAT,
-    TIME_OUT,
-    ClockSettings,
-    ClockStamped,
-    SeatHandedOver,
-    SeatTimedOut,
-    TakeSeat,
-    TimeOut,
-)
-from services.rules import clock, fair
-from services.rules.clock import Clocks
-from services.rules.fair import Seal
+from services.rules import fair
 from services.rules.reference import Ruling, load_reference
+
+if TYPE_CHECKING:
+    from services.rules.table import Table, TablePresenter
 
 State = TypeVar("State")
 Event = Any
@@ -109,22 +101,31 @@ class Standing:
     """Whether the seat is among the winners (alone or shared)."""
 
 
+@dataclass(frozen=True, slots=True)
+class TableRulings:
+    """A game's ruling ids for the rules of the table around it ("": the game has no such ruling)."""
+
+    clock: str = ""
+    """Its clocks and timeouts (what ``ClockStamped`` and ``SeatTimedOut`` cite)."""
+    bot: str = ""
+    """A seat handed to a bot after repeated timeouts, and taken back (``SeatHandedOver``, ``TakeSeat``)."""
+    leave: str = ""
+    """A player who leaves a running game (``SeatLeft``)."""
+    fair: str = ""
+    """The fair shuffle (``SeedCommitted``, ``SeedRevealed``)."""
+    practice: str = ""
+    """A seed chosen by the table's creator (a practice table)."""
+
+
 class GameRules(ABC, Generic[State]):
     """The pure rules of one game (the decider). Subclasses set ``name``, ``rules_version``, ``capabilities``."""
 
     name: str
     rules_version: str
     capabilities: Capabilities
-    clock_ruling: str = ""
-    """The game's ruling id for its clocks (what ``ClockStamped`` and ``SeatTimedOut`` cite); "" without clocks."""
-    bot_ruling: str = ""
-    """The game's ruling id for seats handed to a bot after repeated timeouts and taken back (``SeatHandedOver``,
-    ``TakeSeat``); "" without clocks."""
-    fair_ruling: str = ""
-    """The game's ruling id for its fair shuffle (what ``SeedCommitted`` and ``SeedRevealed`` cite); "" for a game
-    without hidden information or chance."""
-    practice_ruling: str = ""
-    """The game's ruling id for a seed chosen by the table's creator (a practice table)."""
+    table_rulings: TableRulings = TableRulings()
+    """The game's ruling ids for the table's rules (clocks, seats to bots, leaving, the fair shuffle): what the
+    table's facts and refusals cite (services/rules/table/)."""
 
     # --- the decider -------------------------------------------------------------------------------------------
     @abstractmethod
@@ -216,31 +217,12 @@ class GameRules(ABC, Generic[State]):
         """An event as compact JSON bytes (a game may serialize faster)."""
         return orjson.dumps(self.encode_event(event))
 
-    # --- fair shuffles: the hook a game with hidden information or chance fills in ---------------------------------
+    # --- the table around the game: what only the game knows ---------------------------------------------------
     @property
     def commits_seed(self) -> bool:
         """Whether the seed decides something a seat could profit from knowing (hidden information or chance): such
-        a game's seed is committed at the start and revealed at the end (``services/rules/fair.py``)."""
+        a game's seed is committed at the start and revealed at the end by the table (``services/rules/fair.py``)."""
         return self.capabilities.hidden_information or self.capabilities.chance
-
-    def seal_of(self, state: State) -> Seal | None:
-        """The game's committed seed (None: none recorded). A game with :attr:`commits_seed` keeps a
-        :class:`services.rules.fair.Seal` in its state, folding ``SeedCommitted`` and ``SeedRevealed`` with
-        ``services/rules/fair.py: fold``."""
-        return None
-
-    def fairness(self, state: State) -> JSON | None:
-        """What anyone may know of the seed now: scheme, commitment, practice table or not, and once the game is
-        over the revealed seed and salt (None: no commitment recorded)."""
-        seal = self.seal_of(state)
-        return None if seal is None else fair.public(seal, self.is_over(state))
-
-    # --- clocks: the hooks a game with the ``clock`` table setting fills in --------------------------------------
-    def clock_of(self, state: State) -> tuple[ClockSettings, Clocks] | None:
-        """The table's clock setting and its clocks now (None: the table plays without clocks). A game that offers
-        clocks keeps :class:`services.rules.clock.Clocks` in its state, folding ``ClockStamped`` and
-        ``SeatTimedOut`` with ``services/rules/clock.py``."""
-        return None
 
     def default_command(self, state: State, seat: int) -> tuple[Command, str] | None:
         """The documented default move of awaited ``seat`` for the decision at hand (what the referee plays when its
@@ -251,195 +233,12 @@ class GameRules(ABC, Generic[State]):
         """The name of the decision the game awaits of ``seat`` (recorded with a timeout)."""
         return "decision"
 
-    # --- clocks: written once, on the hooks above ----------------------------------------------------------------
-    def parse_move(self, raw: bytes | str | JSON) -> Command:
-        """A command as the worker receives it: the generic :class:`events.clock.TimeOut`, else the game's own
-        (:meth:`parse_command`). Raises ``ValueError`` on bad input."""
-        data = orjson.loads(raw) if isinstance(raw, bytes | str) else raw
-        if isinstance(data, dict) and data.get("type") == TIME_OUT:
-            return TimeOut.model_validate(data)
-        if isinstance(data, dict) and data.get("type") == TAKE_SEAT:
-            return TakeSeat.model_validate(data)
-        return self.parse_command(raw)
-
-    def parse_player_command(self, raw: bytes | str | JSON) -> Command:
-        """A command a player may send (the gateway's check): the game's own, or :class:`events.clock.TakeSeat`;
-        never a :class:`TimeOut` (only the timer claims those). Raises ``ValueError`` on bad input."""
-        data = orjson.loads(raw) if isinstance(raw, bytes | str) else raw
-        if isinstance(data, dict) and data.get("type") == TAKE_SEAT:
-            return TakeSeat.model_validate(data)
-        return self.parse_command(raw)
-
-    def start_at(
-        self,
-        players: Sequence[str],
-        settings: Mapping[str, Any],
-        seed: int,
-        at_ms: int,
-        salt: str | None = None,
-        practice: bool = False,
-    ) -> list[Event]:
-        """:meth:`start`; with a ``salt`` (the service draws one for every game), in a game with
-        :attr:`commits_seed`, the commitment to the seed (``SeedCommitted``; ``practice``: the creator chose the
-        seed); and on a clocked table the creation's time stamp (``at_ms``: the time the worker stamped). All data,
-        so the same inputs always give the same events."""
-        events = self.start(players, settings, seed)
-        if salt is not None and self.commits_seed:
-            cite = tuple(r for r in (self.fair_ruling, self.practice_ruling if practice else "") if r)
-            events = [*events, fair.committed(seed, salt, practice, cite)]
-        return events + self._stamp(self.fold(events), None, at_ms, False)
-
-    def execute_at(self, state: State, command: Command, at_ms: int) -> tuple[list[Event], State] | Rejection:
-        """:meth:`execute` of a command stamped ``at_ms`` by the worker: on a clocked table its events end with the
-        time stamp; a :class:`TimeOut` is decided here, with the game's default move."""
-        if isinstance(command, TimeOut):
-            return self._time_out(state, command, at_ms)
-        if isinstance(command, TakeSeat):
-            return self._take_seat(state, command)
-        done = self.execute(state, command)
-        if isinstance(done, Rejection):
-            return done
-        events, after = done
-        for stamp in self._stamp(after, command.seat, at_ms, False):
-            events = [*events, stamp]
-            after = self.evolve(after, stamp)
-        return self._reveal(events, after)
-
-    def decide_at(self, state: State, command: Command, at_ms: int) -> list[Event] | Rejection:
-        """The events of :meth:`execute_at` (verification and the offline adjudicator re-decide with this)."""
-        done = self.execute_at(state, command, at_ms)
-        return done if isinstance(done, Rejection) else done[0]
-
-    def clock_status(self, state: State, now_ms: int) -> list[JSON] | None:
-        """Per seat, its clock as of ``now_ms`` (time left, running, deadline, low, timeouts; see
-        ``services/rules/clock.py: status``) and the setting in words; None: no clocks. For display only."""
-        clk = self.clock_of(state)
-        if clk is None:
-            return None
-        settings, clocks = clk
-        over = self.is_over(state)
-        rows = clock.status(settings, clocks, clocks.at_ms if over else now_ms)
-        text = clock.describe(settings)
-        return [{**row, "setting": text, **({"running": False, "deadline_ms": None} if over else {})} for row in rows]
-
-    def clock_text(self, state: State, names: Sequence[str], now_ms: int | None = None) -> str | None:
-        """The clocks in one line for boards and chats (time left as of ``now_ms``; None: as of the position's last
-        recorded stamp, which a replay shows the same on any day); None without clocks."""
-        clk = self.clock_of(state)
-        if clk is None:
-            return None
-        at = clk[1].at_ms if now_ms is None else now_ms
-        return clock.text(self.clock_status(state, at) or [], clock.describe(clk[0]), names)
-
-    def next_alarm(self, state: State, after_ms: int) -> int | None:
-        """When the timer must look at this game next (a deadline, or a low-time notice after ``after_ms``); None:
-        no clock runs (no clocks, or the game is over)."""
-        clk = self.clock_of(state)
-        if clk is None or self.is_over(state):
-            return None
-        return clock.next_alarm(clk[0], clk[1], after_ms)
-
-    def due_timeouts(self, state: State, now_ms: int) -> list[TimeOut]:
-        """The timeouts the timer may claim at ``now_ms``: one per awaited seat whose clock ran out."""
-        clk = self.clock_of(state)
-        if clk is None or self.is_over(state):
-            return []
-        settings, clocks = clk
-        return [
-            TimeOut(seat=seat, turn=clocks.turn)
-            for seat in self.awaited(state)
-            if clock.expired(settings, clocks, seat, now_ms)
-        ]
-
-    def clock_bots(self, state: State) -> dict[int, str]:
-        """The seats the clock handed to a bot (``bot_after`` timeouts in a row), with the bot's kind: the bots
-        process plays them until their players take them back."""
-        clk = self.clock_of(state)
-        if clk is None or self.is_over(state):
-            return {}
-        return clock.handed_seats(clk[1])
-
-    def hands_over(self, state: State, seat: int) -> bool:
-        """Whether a timeout of ``seat`` now would hand the seat to a bot (the timer readies the bots first)."""
-        clk = self.clock_of(state)
-        return clk is not None and not self.is_over(state) and clock.hands_over(clk[0], clk[1], seat)
-
-    def _take_seat(self, state: State, command: TakeSeat) -> tuple[list[Event], State] | Rejection:
-        """The seat's player takes back a seat its clock handed to a bot; no stamp: its clock runs on as it was."""
-        clk = self.clock_of(state)
-        cite = (self.bot_ruling,) if self.bot_ruling else ()
-        if clk is None:
-            return Rejection(code="no_clock", message="This table plays without clocks.", rulings=cite)
-        if self.is_over(state):
-            return Rejection(code="game_over", message="The game is over.", rulings=cite)
-        if not clock.handed(clk[1], command.seat):
-            message = f"Seat {command.seat} is played by its player already: no bot plays it."
-            return Rejection(code="not_handed_over", message=message, rulings=cite)
-        fact = SeatHandedOver(seat=command.seat, bot=None, rulings=cite)
-        return [fact], self.evolve(state, fact)
-
-    def _stamp(self, state: State, seat: int | None, at_ms: int, timed_out: bool) -> list[Event]:
-        if self.clock_of(state) is None or self.is_over(state):
-            return []
-        return [ClockStamped(seat=seat, at_ms=at_ms, timed_out=timed_out, rulings=(self.clock_ruling,))]
-
-    def _time_out(self, state: State, command: TimeOut, at_ms: int) -> tuple[list[Event], State] | Rejection:
-        """A seat's time ran out: the recorded fact, the game's default move, the stamp. Stale or early: refused."""
-        clk = self.clock_of(state)
-        cite = (self.clock_ruling,) if self.clock_ruling else ()
-        if clk is None:
-            return Rejection(code="no_clock", message="This table plays without clocks.", rulings=cite)
-        if self.is_over(state):
-            return Rejection(code="game_over", message="The game is over.", rulings=cite)
-        settings, clocks = clk
-        seat = command.seat
-        if command.turn != clocks.turn or seat not in self.awaited(state):
-            message = (
-                f"The timeout claims clock turn {command.turn} of seat {seat}; the game is at turn {clocks.turn}"
-                + ("" if seat in self.awaited(state) else " and does not await that seat")
-                + ": a move came first."
-            )
-            return Rejection(code="stale_timeout", message=message, rulings=cite)
-        if not clock.expired(settings, clocks, seat, at_ms):
-            left = clock.remaining(settings, clocks, seat, at_ms)
-            message = f"Seat {seat} still has {clock.format_ms(left)} ({left} ms) on its clock."
-            return Rejection(code="clock_running", message=message, rulings=cite)
-        default = self.default_command(state, seat)
-        if default is None:
-            message = f"The game has no default move for seat {seat} now."
-            return Rejection(code="no_default", message=message, rulings=cite)
-        move, ruling = default
-        count = clocks.timeouts[seat] + 1
-        fact = SeatTimedOut(
-            seat=seat,
-            decision=self.decision_of(state, seat),
-            default=self.encode_command(move),
-            timeouts=count,
-            autoplay=settings.autoplay_after is not None and count >= settings.autoplay_after,
-            rulings=(self.clock_ruling, ruling),
-        )
-        facts: list[Event] = [fact]
-        if clock.hands_over(settings, clocks, seat):
-            facts.append(SeatHandedOver(seat=seat, bot=settings.bot, rulings=(self.clock_ruling, self.bot_ruling)))
-        before = state
-        for event in facts:
-            before = self.evolve(before, event)
-        done = self.execute(before, move)
-        if isinstance(done, Rejection):  # a game's default must be legal: a bug, not a refusal of the timer
-            raise RuntimeError(f"{self.name}: the default move {move!r} was refused: {done.code}: {done.message}")
-        events, after = [*facts, *done[0]], done[1]
-        for stamp in self._stamp(after, seat, at_ms, True):
-            events.append(stamp)
-            after = self.evolve(after, stamp)
-        return self._reveal(events, after)
-
-    def _reveal(self, events: list[Event], after: State) -> tuple[list[Event], State]:
-        """``events`` and, when they end a game whose seed is committed and not yet revealed, the reveal."""
-        seal = self.seal_of(after)
-        if seal is None or seal.revealed or not self.is_over(after):
-            return events, after
-        fact = fair.reveal(seal, (self.fair_ruling,) if self.fair_ruling else ())
-        return [*events, fact], self.evolve(after, fact)
+    def count_table_event(self, state: State) -> State:
+        """The game's state after a table fact (a clock stamp, a timeout, a seat handed over or left, the seed's
+        commitment or reveal) was recorded between its own events: the table folds the fact, the game never sees
+        it. The default keeps ``state``; a game whose state counts the events of its log (a version) counts it
+        here, on a copy."""
+        return state
 
     def fold(self, events: Sequence[Event], state: State | None = None) -> State:
         """The state after ``events``, from ``state`` (or the initial state)."""
@@ -505,6 +304,12 @@ class Presenter(Generic[State]):
         presenter for another seat or a spectator may show it (tests/conformance/ checks every game for it).
         The default: no secrets."""
         return ()
+
+    def default_is_secret(self, decision: str, seat: int, viewer: int | None, state: State) -> bool:
+        """Whether the default move the referee played for ``seat``'s ``decision`` when its time ran out is
+        secret from ``viewer`` at ``state`` (a sealed vote, a card kept): the table then shows that the seat timed
+        out, not the move. The default: no default move is secret."""
+        return False
 
     def replay_view(self, state: State, seat: int | None, final: State) -> JSON:
         """The view of a past position ``state``, for a replay made when the game has reached ``final``.
@@ -631,13 +436,19 @@ BotFactory = Callable[[int], Bot]
 
 @dataclass(frozen=True)
 class GamePlugin:
-    """One game, whole: what the service loads through the ``throne.games`` entry point group."""
+    """One game, whole: what the service loads through the ``throne.games`` entry point group.
 
-    rules: GameRules[Any]
-    presenter: Presenter[Any]
+    A game supplies its own rules, presenter and bots; the service holds them with the table around them
+    (:attr:`rules`, :attr:`presenter`: services/rules/table/), so clocks, seats and the committed seed are the
+    table's, written once."""
+
+    game_rules: GameRules[Any]
+    """The game's own rules (its state holds no clock, no seal, no left seat)."""
+    game_presenter: Presenter[Any]
+    """The game's own presenter, over its own state."""
     bots: Mapping[str, BotFactory] = field(default_factory=dict)
-    """Bot kinds by name; ``random`` is always offered (from ``sample_legal``) unless the game overrides it.
-    The first one listed is the one a person plays against by default (``throne play``)."""
+    """Bot kinds by name, over the game's own state; ``random`` is always offered (from ``sample_legal``) unless
+    the game overrides it. The first one listed is the one a person plays against by default (``throne play``)."""
     rules_reference: Path | None = None
     """The game's own rules reference (Markdown, ruling ids as headings or bold ids)."""
     settings_schema: JSON | None = None
@@ -647,13 +458,33 @@ class GamePlugin:
     view_schema: JSON | None = None
     """JSON Schema of what ``Presenter.view`` returns (the gateway's OpenAPI document types views with it)."""
     bench_sections: tuple[Callable[[Any], JSON], ...] = ()
-    """The game's own ``make bench`` sections (``(ctx) -> figures``, see services/bench.py), e.g. a bot's
+    """The game's own ``make bench`` sections (``(ctx) -> figures``, see services/bench/), e.g. a bot's
     win rate."""
+
+    def __post_init__(self) -> None:
+        from services.rules.table.schemas import with_table_events
+
+        # Every game's log holds the table's facts: its published event schema lists them.
+        object.__setattr__(self, "event_schema", with_table_events(self.event_schema))
+
+    @cached_property
+    def rules(self) -> Table:
+        """The game's rules with the table around them: what the service decides and folds with."""
+        from services.rules.table import Table
+
+        return Table(self.game_rules)
+
+    @cached_property
+    def presenter(self) -> TablePresenter:
+        """The game's presenter with the table around it: what the service shows with."""
+        from services.rules.table import TablePresenter
+
+        return TablePresenter(self.game_presenter, self.rules)
 
     @property
     def name(self) -> str:
         """The game's registry name."""
-        return self.rules.name
+        return self.game_rules.name
 
     def rulings(self) -> Mapping[str, Ruling]:
         """The rulings of :attr:`rules_reference` by id (title and text, the project's own words), parsed once per

@@ -4,7 +4,7 @@ the seed and the salt on every read path until the game is over.
 Pure: the seed and the salt are inputs (drawn by the service from a CSPRNG, or the seed chosen by the creator of a
 practice table); nothing here draws or reads a clock. A game with hidden information or chance keeps a
 :class:`Seal` in its state, folding :class:`events.fair.SeedCommitted` and :class:`events.fair.SeedRevealed` with
-:func:`fold`; the contract records both facts (``GameRules.start_at``, ``execute_at``).
+:func:`fold`; the table records both facts (``Table.start``, ``Table.execute``: services/rules/table/).
 
 The commitment is ``sha256("throne-seed-v1|<seed>|<salt>")`` in lowercase hex (``events.fair.SCHEME``): the salt
 (256 random bits) keeps anyone from testing guessed seeds against the commitment, and the seed (63 random bits)

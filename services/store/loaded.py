@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from services.bus.envelope import hash_token
-from services.rules.contract import GamePlugin, GameRules, Presenter
+from services.rules.contract import GamePlugin
+from services.rules.table import Table, TablePresenter
 from services.store.meta import GameMeta, GameStatus
 
 History = list[tuple[int, Any, Any]]
@@ -104,12 +105,12 @@ class LoadedGame:
         return self.meta.name
 
     @property
-    def rules(self) -> GameRules[Any]:
-        """The game's rules."""
+    def rules(self) -> Table:
+        """The game's rules, with the table around them."""
         return self.plugin.rules
 
     @property
-    def presenter(self) -> Presenter[Any]:
+    def presenter(self) -> TablePresenter:
         """How the game shows itself (views, redaction, words)."""
         return self.plugin.presenter
 

@@ -22,7 +22,7 @@ What a timer does, every ``poll_ms``, for the shards it serves (one pipelined ro
    makes sure the bots process follows the game: the game's ``bots`` key (created empty when the game has no
    bot seat of its own) and its shard's ``botgames`` set, written before the timeout is submitted so that the
    handover, once recorded, is never missed; the bots process plays the seats the recorded state names
-   (``GameRules.clock_bots``), so a timeout refused as stale hands nothing over;
+   (``Table.table_bots``), so a timeout refused as stale hands nothing over;
 4. otherwise, when a seat's time runs low, add a notice to the shard's ``notices`` stream (and the game's next
    alarm is set, conditional on the game's version, by ``reschedule.lua``).
 

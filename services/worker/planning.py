@@ -138,7 +138,7 @@ class Planner:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, message, game, env=env)
         rules = game.rules
         try:
-            command = rules.parse_move({**payload, "seat": env.seat})
+            command = rules.parse_command({**payload, "seat": env.seat})
         except ValidationError as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, env_mod.summarize(exc), game, env=env)
         except (ValueError, TypeError, KeyError) as exc:
@@ -146,7 +146,7 @@ class Planner:
         # The command's time: stamped once, recorded with its outcome (and, on a clocked table, in its events).
         now = self.clock()
         # Decide and fold in one pass (a game may do it faster than deciding, then folding the events).
-        done = rules.execute_at(game.state, command, now)
+        done = rules.execute(game.state, command, now)
         if isinstance(done, Rejection):
             return self.reject(entry, cid, gid, done.code, done.message, game, env=env, rulings=done.rulings, now=now)
         return self._accept(entry, env, "append", game, done[0], rnd, fields={}, folded=done[1], now=now)
@@ -166,7 +166,7 @@ class Planner:
         rules = plugin.rules
         now = self.clock()
         try:
-            events = rules.start_at(env.players, env.settings, env.seed, now, env.salt, env.practice)
+            events = rules.start(env.players, env.settings, env.seed, now, env.salt, env.practice)
         except ValidationError as exc:
             return self.reject(entry, cid, gid, env_mod.BAD_COMMAND, env_mod.summarize(exc), env=env)
         except (ValueError, TypeError, KeyError) as exc:

@@ -23,7 +23,7 @@ def _players(game: GamePlugin) -> list[str]:
 
 def _offers_clocks(game: GamePlugin) -> bool:
     try:
-        opening = game.rules.start_at(_players(game), PER_DECISION, 1, T0)
+        opening = game.rules.start(_players(game), PER_DECISION, 1, T0)
     except ValueError:  # a game without the clock setting refuses it (pydantic's ValidationError is one)
         return False
     return game.rules.clock_of(game.rules.fold(opening)) is not None
@@ -40,7 +40,7 @@ def plugins() -> list[GamePlugin]:
 def play_with_timeouts(game: GamePlugin, seed: int, every: int, limit: int = 400) -> tuple[list[Any], Any, int]:
     """A seeded game on a 60 s clock: 5 s per move, and every ``every``-th decision left to time out."""
     rules, rng, t = game.rules, random.Random(seed), T0
-    events = rules.start_at(_players(game), PER_DECISION, seed, t)
+    events = rules.start(_players(game), PER_DECISION, seed, t)
     state = rules.fold(events)
     timeouts = 0
     for n in range(limit):
@@ -50,12 +50,12 @@ def play_with_timeouts(game: GamePlugin, seed: int, every: int, limit: int = 400
             t += 61_000
             due = rules.due_timeouts(state, t)
             assert [d.seat for d in due] == [s for s in rules.awaited(state) if s in {d.seat for d in due}] and due
-            done = rules.execute_at(state, due[0], t)
+            done = rules.execute(state, due[0], t)
             timeouts += 1
         else:
             t += 5_000
             seat = rules.awaited(state)[0]
-            done = rules.execute_at(state, rules.sample_legal(state, seat, rng), t)
+            done = rules.execute(state, rules.sample_legal(state, seat, rng), t)
         assert not isinstance(done, Rejection), done
         events += done[0]
         state = done[1]
@@ -73,7 +73,7 @@ def test_given_a_clocked_game_when_seats_time_out_then_the_default_move_is_recor
     # Then each timeout is recorded, citing the clock ruling and its default's ruling, and its default was legal
     assert len(facts) == timeouts > 0
     for fact in facts:
-        assert fact.rulings[0] == rules.clock_ruling and len(fact.rulings) == 2
+        assert fact.rulings[0] == rules.rulings.clock and len(fact.rulings) == 2
         assert rules.parse_command(fact.default).seat == fact.seat
     # And the rules reference names every ruling cited
     reference = game.rules_reference.read_text() if game.rules_reference else ""
@@ -92,25 +92,25 @@ def test_given_a_running_clock_when_a_timeout_comes_early_or_stale_then_it_is_re
     game: GamePlugin,
 ) -> None:
     rules = game.rules
-    events = rules.start_at(_players(game), PER_DECISION, 1, T0)
+    events = rules.start(_players(game), PER_DECISION, 1, T0)
     state = rules.fold(events)
     seat = rules.awaited(state)[0]
     turn = rules.clock_of(state)[1].turn
     before = rules.snapshot(state)
     # When the timeout comes a millisecond early
-    early = rules.execute_at(state, TimeOut(seat=seat, turn=turn), T0 + 59_999)
+    early = rules.execute(state, TimeOut(seat=seat, turn=turn), T0 + 59_999)
     # Then it is refused: the clock still runs
     assert isinstance(early, Rejection) and early.code == "clock_running"
     # When the seat moved first (late), then its timeout is stale
     move = rules.sample_legal(state, seat, random.Random(1))
-    moved = rules.execute_at(state, move, T0 + 70_000)
+    moved = rules.execute(state, move, T0 + 70_000)
     assert not isinstance(moved, Rejection)
-    stale = rules.execute_at(moved[1], TimeOut(seat=seat, turn=turn), T0 + 70_001)
+    stale = rules.execute(moved[1], TimeOut(seat=seat, turn=turn), T0 + 70_001)
     assert isinstance(stale, Rejection) and stale.code == "stale_timeout"
     # And a timeout of a seat the game does not await is stale too
     others = [s for s in range(len(_players(game))) if s not in rules.awaited(state)]
     if others:
-        idle = rules.execute_at(state, TimeOut(seat=others[0], turn=turn), T0 + 999_999)
+        idle = rules.execute(state, TimeOut(seat=others[0], turn=turn), T0 + 999_999)
         assert isinstance(idle, Rejection) and idle.code == "stale_timeout"
     assert rules.snapshot(state) == before
 
@@ -121,11 +121,11 @@ def test_given_a_table_without_clocks_when_started_then_nothing_is_stamped_and_t
 ) -> None:
     rules = game.rules
     plain = rules.start(_players(game), {}, 5)
-    stamped = rules.start_at(_players(game), {}, 5, T0)
+    stamped = rules.start(_players(game), {}, 5, T0)
     assert [rules.encode_event(e) for e in stamped] == [rules.encode_event(e) for e in plain]
     assert "clock" not in rules.encode_event(plain[0])["settings"]
     state = rules.fold(plain)
-    refused = rules.execute_at(state, TimeOut(seat=rules.awaited(state)[0], turn=0), T0 + 10**9)
+    refused = rules.execute(state, TimeOut(seat=rules.awaited(state)[0], turn=0), T0 + 10**9)
     assert isinstance(refused, Rejection) and refused.code == "no_clock"
     assert rules.clock_status(state, T0) is None and rules.next_alarm(state, T0) is None
 
@@ -136,15 +136,15 @@ def _shadow_vote(seed_limit: int = 80) -> tuple[Any, list[Any], int]:
     settings = {"clock": {"mode": "bank", "bank_s": 600, "increment_s": 10}}
     for seed in range(seed_limit):
         rng, t = random.Random(seed), T0
-        events = rules.start_at(["Ann", "Bob", "Cid", "Dee"], settings, seed, t)
+        events = rules.start(["Ann", "Bob", "Cid", "Dee"], settings, seed, t)
         state = rules.fold(events)
         for _ in range(600):
             if rules.is_over(state):
                 break
-            if state.pending.decision == "vote" and len(rules.awaited(state)) >= 2:
+            if state.game.pending.decision == "vote" and len(rules.awaited(state)) >= 2:
                 return state, events, t
             t += 1_000
-            done = rules.execute_at(state, rules.sample_legal(state, rules.awaited(state)[0], rng), t)
+            done = rules.execute(state, rules.sample_legal(state, rules.awaited(state)[0], rng), t)
             events += done[0]
             state = done[1]
     raise AssertionError("no seeded game reached a sealed vote")
@@ -157,7 +157,7 @@ def test_given_a_sealed_vote_when_one_seat_times_out_then_the_others_votes_stand
     late, answering = voters[-1], voters[:-1]
     # When every other voter seals a vote in turn, each on its own running clock
     for i, seat in enumerate(answering):
-        events_i, state = rules.execute_at(state, rules.legal_commands(state, seat)[0], t + 1_000 * (i + 1))
+        events_i, state = rules.execute(state, rules.legal_commands(state, seat)[0], t + 1_000 * (i + 1))
         events += events_i
     settings, clocks = rules.clock_of(state)
     assert rules.awaited(state) == (late,) and clocks.since[late] == t
@@ -165,10 +165,10 @@ def test_given_a_sealed_vote_when_one_seat_times_out_then_the_others_votes_stand
     end = t + clocks.bank_ms[late]
     assert rules.due_timeouts(state, end - 1) == [] and [d.seat for d in rules.due_timeouts(state, end)] == [late]
     timeout = rules.due_timeouts(state, end)[0]
-    out, after = rules.execute_at(state, timeout, end)
+    out, after = rules.execute(state, timeout, end)
     fact = out[0]
     # And its default vote keeps the status quo (its own candidacy for a claimant) [X19], then the votes are revealed
-    expected = "rival" if late == state.rival else "emperor"
+    expected = "rival" if late == state.game.rival else "emperor"
     assert fact.type == "SeatTimedOut" and fact.decision == "vote" and fact.rulings == ("X16", "X19")
     assert fact.default == {"type": "CastVote", "seat": late, "candidate": expected}
     assert "VotesRevealed" in [e.type for e in out]
@@ -199,7 +199,7 @@ def test_given_a_shadow_decision_when_its_seat_times_out_then_the_referee_passes
         for _ in range(400):
             if rules.is_over(state):
                 break
-            if state.pending.decision == decision_type:
+            if state.game.pending.decision == decision_type:
                 seat = rules.awaited(state)[0]
                 command, cited = rules.default_command(state, seat)
                 assert cited == ruling and {**rules.encode_command(command), **wanted} == rules.encode_command(command)

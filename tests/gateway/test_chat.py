@@ -198,10 +198,10 @@ def _phase_iv(min_moves: int = 80) -> tuple[Any, int, list[Any]]:
     for seed in range(1, 50):
         rng = random.Random(seed)
         state = rules.fold(rules.start(["Ann", "Bob", "Cid", "Dee"], {}, seed))
-        while not rules.is_over(state) and state.round == 1:
+        while not rules.is_over(state) and state.game.round == 1:
             seat = rules.awaited(state)[0]
             legal = rules.legal_commands(state, seat)
-            if state.phase == 4 and len(legal) >= min_moves:
+            if state.game.phase == 4 and len(legal) >= min_moves:
                 return state, seat, legal
             _, state = rules.execute(state, rng.choice(legal))
     raise AssertionError("no big phase IV menu found")
@@ -292,7 +292,7 @@ def test_a_title_shared_by_several_groups_opens_the_one_inside_the_group_shown_l
 
 def test_the_contract_default_groups_a_menu_by_command_type() -> None:
     # Given a game whose presenter keeps the contract's one-group menu (Shadow's rules behind a plain Presenter)
-    plain = GamePlugin(rules=SHADOW.rules, presenter=Presenter(SHADOW.rules))
+    plain = GamePlugin(game_rules=SHADOW.game_rules, game_presenter=Presenter(SHADOW.game_rules))
     state, _, legal = _phase_iv()
     groups = groups_of(plain, legal, state)
     # Then the menu groups them by command type, covering each command once, in the game's order within a type
@@ -378,7 +378,7 @@ def test_a_phase_iv_chat_menu_fits_the_limit_and_pages_with_more(gateway: Served
     def big_menu(_: Any) -> bool:
         state = folded(gateway, gid)
         awaited = SHADOW.rules.awaited(state)
-        return state.phase == 4 and len(SHADOW.rules.legal_commands(state, awaited[0])) >= 40
+        return state.game.phase == 4 and len(SHADOW.rules.legal_commands(state, awaited[0])) >= 40
 
     play_http(gateway, created, seed=7, until=big_menu)
     with gateway.http() as http:

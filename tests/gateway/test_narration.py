@@ -52,9 +52,9 @@ def _vote_half_sealed(served: Served, gid: str) -> bool:
     """A secret vote is open, some votes are sealed and some still awaited."""
     state = _state(served, gid)
     return bool(
-        state.pending is not None
-        and state.pending.decision == "vote"
-        and any(v is not None for v in state.votes)
+        state.game.pending is not None
+        and state.game.pending.decision == "vote"
+        and any(v is not None for v in state.game.votes)
         and SHADOW.rules.awaited(state)
     )
 
@@ -73,7 +73,7 @@ def test_every_seat_feed_narrates_each_event_without_others_secrets_and_only_the
     version = game_version(gateway, gid)
     state = _state(gateway, gid)
     awaited = set(SHADOW.rules.awaited(state))
-    voted = {seat for seat, vote in enumerate(state.votes) if vote is not None}
+    voted = {seat for seat, vote in enumerate(state.game.votes) if vote is not None}
     assert awaited and voted, "the vote is half sealed"
     secrets = list(SHADOW.presenter.secrets(state))
     stored = eventstore.read_events(gateway.redis, gateway.layout, gid)

@@ -482,7 +482,7 @@ def test_a_barracks_seat_page_never_holds_another_seats_hand(browser: Any, site:
     assert checked > 0, "the other seats held cards"
     assert not net.missed, f"bodies the checks could not read: {net.missed[:5]}"
     # And the seat's own hand is on its page (what only it sees)
-    own = presenter.secret_cards(repo.load(game_id).state, 0)
+    own = get_game("barracks").game_presenter.secret_cards(repo.load(game_id).state.game, 0)
     received = _parsed(net.payloads)
     assert not own or any(json_shows(p, Secret(0, None, sorted(own)[0])) for p in received)
     assert not script_errors(driver)

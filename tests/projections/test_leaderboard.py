@@ -20,6 +20,7 @@ from projections.store import WIN_UNITS, ProjectionScripts, RMKeys
 from services.bus.keys import Layout
 from services.client import ServiceClient
 from services.rules.contract import LeaderboardSpec, Presenter, SharedWin, Standing
+from services.rules.table import Table
 from tests.projections.helpers import FAST_PROJECTION, STEADY, dump_model, play, shadow_player_ids
 from tests.service.conftest import Backend
 from tests.service.helpers import toy_amounts
@@ -162,11 +163,17 @@ def test_queries_out_of_bounds_are_refused_with_typed_errors(backend: Backend) -
 
 
 # --- counting, without the service ------------------------------------------------------------------------
+TOY_TABLE = Table(ToyRules())
+"""The toy game's rules at the table, as the service holds a game (the leaderboard asks it about the seed)."""
+ENDED = TOY_TABLE.initial_state()
+"""A table with no commitment (the standings below are given, not read from it)."""
+
+
 class FixedPresenter(Presenter[Any]):
     """A presenter whose final standings are given (scores, winners) and whose shared wins count as told."""
 
     def __init__(self, shared_win: SharedWin, standings: list[Standing]) -> None:
-        super().__init__(ToyRules())
+        super().__init__(TOY_TABLE)
         self.leaderboard = LeaderboardSpec(score_label="marks", shared_win=shared_win)
         self.standings = standings
 
@@ -184,7 +191,7 @@ def test_a_shared_victory_counts_as_the_game_says(rule: SharedWin, each_of_two: 
     assert win_units(rule, 3) == round(each_of_three * WIN_UNITS)
     # When a game with two winners of three is counted
     presenter = FixedPresenter(rule, [Standing(5, True), Standing(5, True), Standing(None, False)])
-    argv = leaderboard_count_args(presenter, None, "g1", ["A", "B", "C"], ["a", "b", None], 1234)
+    argv = leaderboard_count_args(presenter, ENDED, "g1", ["A", "B", "C"], ["a", "b", None], 1234)
     # Then the winners get their share and the mark of a shared victory; the seat without an id is left out
     assert argv == ["g1", "000000000001234:g1",
                     "a", "A", win_units(rule, 2), "1", "5",
@@ -209,7 +216,7 @@ def test_counting_the_same_games_in_any_order_gives_the_same_leaderboard(backend
         ]
         presenter = FixedPresenter(rng.choice(("each", "split")), standings)
         names = [f"{pid.upper()}{rng.randint(1, 3)}" for pid in seated]
-        games.append(leaderboard_count_args(presenter, None, f"g{g}", names, seated, 1000 + rng.randint(0, 50)))
+        games.append(leaderboard_count_args(presenter, ENDED, f"g{g}", names, seated, 1000 + rng.randint(0, 50)))
     r = backend.make()
     scripts = ProjectionScripts.load(r)
 

@@ -34,22 +34,24 @@ KEYS = RMKeys(LAYOUT)
 def _feed_writes(players: tuple[str, ...], log: list[Any], cuts: list[int]) -> list[tuple[int, Ops]]:
     """Run the feed model over ``log`` in batches of the drawn sizes; (last version, writes) per batch."""
     meta = GameMeta("g", "shadow", players, {}, 0, ())
-    ctx = GameCtx("g", LAYOUT.shard_of("g"), meta, GamePlugin(RULES, PRESENTER), None, 0, "active", 0)
+    plugin = GamePlugin(RULES, PRESENTER)  # the game at the table, as the service holds it
+    table, presenter = plugin.rules, plugin.presenter
+    ctx = GameCtx("g", LAYOUT.shard_of("g"), meta, plugin, None, 0, "active", 0)
     out = []
-    state, version, i = None, 0, 0
+    state, version, i = table.initial_state(), 0, 0
     sizes = iter(cuts)
     while version < len(log):
         size = next(sizes, 25)
         before, batch = state, []
         for event in log[version : version + size]:
             version += 1
-            state = RULES.evolve(state, event)
+            state = table.evolve(state, event)
             batch.append(Applied(version, event, event.to_dict(), 0, "c", state))
         ops = Ops()
         FeedModel().write(ctx, before, batch, ops, KEYS, None)
         seats: list[int | None] = [*range(len(players)), None]
         # (the feed builds all views at once; each must be exactly that seat's view)
-        assert PRESENTER.views(state, seats) == [PRESENTER.view(state, seat) for seat in seats]
+        assert presenter.views(state, seats) == [presenter.view(state, seat) for seat in seats]
         out.append((version, ops))
         i += 1
     return out

@@ -105,9 +105,9 @@ def test_given_a_clocked_game_when_a_seat_lets_its_time_run_out_then_the_timer_h
     # Then the game records that the seat timed out, the default move, and the stamp of the timeout
     new = table.events(game.game_id)[before:]
     fact = new[0]
-    assert fact["type"] == "SeatTimedOut" and fact["seat"] == seat and fact["rulings"][0] == loaded.rules.clock_ruling
+    assert fact["type"] == "SeatTimedOut" and fact["seat"] == seat and fact["rulings"][0] == loaded.rules.rulings.clock
     assert new[-1] == {"type": "ClockStamped", "seat": seat, "at_ms": T0 + MINUTE, "timed_out": True,
-                       "rulings": [loaded.rules.clock_ruling]}  # fmt: skip
+                       "rulings": [loaded.rules.rulings.clock]}  # fmt: skip
     outcome = table.client.outcome(game.game_id, seat, timeout_command_id(seat, 1))
     assert outcome is not None and outcome.accepted
     # And the next decision's deadline is the game's next alarm
@@ -243,7 +243,7 @@ def test_given_a_sealed_vote_when_one_voter_times_out_then_its_default_vote_is_s
     # Given a game played (a second a move) up to a sealed vote of two seats
     for _ in range(800):
         loaded = table.state(game.game_id)
-        if loaded.state.pending.decision == "vote" and len(rules.awaited(loaded.state)) == 2:
+        if loaded.state.game.pending.decision == "vote" and len(rules.awaited(loaded.state)) == 2:
             break
         seat = rules.awaited(loaded.state)[0]
         table.clock.now += 1_000

@@ -9,7 +9,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -155,7 +155,7 @@ def test_given_variant_rules_when_verified_all_then_the_first_differing_event_is
     # Given today's Barracks rules changed: every pass now cites one more ruling
     real = get_game("barracks")
 
-    class Variant(type(real.rules)):  # type: ignore[misc]
+    class Variant(type(real.game_rules)):  # type: ignore[misc]
         def execute(self, state: Any, command: Any) -> Any:
             done = super().execute(state, command)
             if isinstance(done, Rejection):
@@ -166,7 +166,7 @@ def test_given_variant_rules_when_verified_all_then_the_first_differing_event_is
             ]
             return events, self.fold(events, state)
 
-    variant = type(real)(**{**real.__dict__, "rules": Variant()})
+    variant = replace(real, game_rules=Variant())
 
     def games(name: str) -> Any:
         return variant if name == "barracks" else get_game(name)

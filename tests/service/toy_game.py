@@ -201,7 +201,7 @@ class ToyPresenter(Presenter[ToyState]):
 def plugin(rules: ToyRules | None = None) -> GamePlugin:
     """The toy21 plug-in (``rules``: a variant of the rules under its own name, for tests)."""
     rules = rules or ToyRules()
-    return GamePlugin(rules=rules, presenter=ToyPresenter(rules))
+    return GamePlugin(game_rules=rules, game_presenter=ToyPresenter(rules))
 
 
 register_game(plugin())

@@ -21,8 +21,8 @@ def plugin() -> GamePlugin:
 
     rules = BarracksRules()
     return GamePlugin(
-        rules=rules,
-        presenter=BarracksPresenter(rules),
+        game_rules=rules,
+        game_presenter=BarracksPresenter(rules),
         bots={"random": random_bot, "heuristic": heuristic_bot},
         rules_reference=RULES_REFERENCE,
         settings_schema=BarracksSettings.model_json_schema(),

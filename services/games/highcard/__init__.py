@@ -24,8 +24,8 @@ def plugin() -> GamePlugin:
 
     rules = HighCardRules()
     return GamePlugin(
-        rules=rules,
-        presenter=HighCardPresenter(rules),
+        game_rules=rules,
+        game_presenter=HighCardPresenter(rules),
         bots={"greedy": greedy_bot, "random": random_bot},
         rules_reference=RULES_REFERENCE,
         settings_schema=HighCardSettings.model_json_schema(),

@@ -12,7 +12,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from events.base import Command, Event
-from events.fair import SeedCommitted, SeedRevealed
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 """The deck, lowest first [H1]: one suit of thirteen cards, all different, so a trick never ties."""
@@ -84,7 +83,7 @@ class GameEnded(Event):
     winners: tuple[int, ...]
 
 
-HighCardEvent = GameStarted | HandDealt | CardPlayed | TrickWon | GameEnded | SeedCommitted | SeedRevealed
-"""Every event of the game, the fair shuffle's two facts included (``events/fair.py``)."""
+HighCardEvent = GameStarted | HandDealt | CardPlayed | TrickWon | GameEnded
+"""Every event of the game (the table's facts, the fair shuffle's among them, are the table's)."""
 
 EVENT_ADAPTER: TypeAdapter[HighCardEvent] = TypeAdapter(Annotated[HighCardEvent, Field(discriminator="type")])

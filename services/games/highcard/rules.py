@@ -15,7 +15,6 @@ from typing import Any
 import orjson
 
 from events.base import Event, Rejection, parse_json
-from events.fair import SeedCommitted, SeedRevealed
 from services.games.highcard.messages import (
     COMMAND_ADAPTER,
     EVENT_ADAPTER,
@@ -28,9 +27,7 @@ from services.games.highcard.messages import (
     PlayCard,
     TrickWon,
 )
-from services.rules import fair
-from services.rules.contract import JSON, Capabilities, Command, GameRules
-from services.rules.fair import Seal
+from services.rules.contract import JSON, Capabilities, Command, GameRules, TableRulings
 
 NAME = "highcard"
 DEFAULT_SETTINGS = HighCardSettings()
@@ -54,8 +51,6 @@ class HighCardState:
     tricks_taken: int = 0
     winners: tuple[int, ...] | None = None
     """Set when the game ends [H5]."""
-    seal: Seal | None = None
-    """The committed seed (the fair shuffle, recorded by the service: ``services/rules/fair.py``)."""
 
     @property
     def over(self) -> bool:
@@ -86,8 +81,9 @@ class HighCardRules(GameRules[HighCardState]):
     name = NAME
     rules_version = "1"
     capabilities = Capabilities(min_players=2, max_players=4, hidden_information=True, chance=True)
-    fair_ruling = "HX1"
-    practice_ruling = "HX2"
+    table_rulings = TableRulings(leave="HX3", fair="HX1", practice="HX2")
+    """The table commits the seed [HX1] (a practice table's too [HX2]) and records a player who leaves [HX3]; High
+    Card has no clocks."""
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Event]:
@@ -128,8 +124,6 @@ class HighCardRules(GameRules[HighCardState]):
             return replace(state, scores=scores, trick=(), leader=event.seat, tricks_taken=state.tricks_taken + 1)
         if isinstance(event, GameEnded):
             return replace(state, winners=event.winners)
-        if isinstance(event, SeedCommitted | SeedRevealed):
-            return replace(state, seal=fair.fold(state.seal, event))
         raise ValueError(f"High Card has no event {event!r}")
 
     def decide(self, state: HighCardState, command: Command) -> list[Event] | Rejection:
@@ -214,7 +208,6 @@ class HighCardRules(GameRules[HighCardState]):
                 "scores": state.scores,
                 "tricks_taken": state.tricks_taken,
                 "winners": state.winners,
-                "seal": None if state.seal is None else state.seal.to_json(),
             }
         )
 
@@ -230,13 +223,7 @@ class HighCardRules(GameRules[HighCardState]):
             scores=tuple(raw["scores"]),
             tricks_taken=raw["tricks_taken"],
             winners=None if raw["winners"] is None else tuple(raw["winners"]),
-            seal=None if raw["seal"] is None else Seal.from_json(raw["seal"]),
         )
-
-    # --- the fair shuffle: where the state keeps the committed seed --------------------------------------------
-    def seal_of(self, state: HighCardState) -> Seal | None:
-        """The committed seed [HX1]."""
-        return state.seal
 
 
 def _with(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

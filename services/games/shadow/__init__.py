@@ -48,8 +48,8 @@ def plugin() -> GamePlugin:
 
     rules = ShadowRules()
     return GamePlugin(
-        rules=rules,
-        presenter=ShadowPresenter(rules),
+        game_rules=rules,
+        game_presenter=ShadowPresenter(rules),
         bots={"heuristic": _heuristic, "random": _random, "search": _search},
         rules_reference=HERE / "RULES.md",
         settings_schema=_schema("shadow.settings", ShadowSettings.model_json_schema()),

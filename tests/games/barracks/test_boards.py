@@ -15,7 +15,7 @@ from services.games.barracks.presentation.names import card_code, card_words
 from tests.games.barracks.support import E22, N22, NAMES, ROMA, S22, W22, table
 
 PLUGIN = plugin()
-RULES, PRESENTER = PLUGIN.rules, PLUGIN.presenter
+RULES, PRESENTER = PLUGIN.game_rules, PLUGIN.game_presenter
 SVG = "{http://www.w3.org/2000/svg}"
 
 

@@ -11,7 +11,7 @@ from services.games.barracks.rules import facts as F
 from tests.games.barracks.support import NAMES
 
 PLUGIN = plugin()
-RULES = PLUGIN.rules
+RULES = PLUGIN.game_rules
 
 
 def test_given_the_random_bot_when_it_plays_a_game_then_each_command_is_legal() -> None:

@@ -13,7 +13,7 @@ from services.games.barracks.rules.state import DECK, HAND, Game
 from tests.games.barracks.support import NAMES
 
 PLUGIN = plugin()
-RULES, PRESENTER = PLUGIN.rules, PLUGIN.presenter
+RULES, PRESENTER = PLUGIN.game_rules, PLUGIN.game_presenter
 
 
 def positions(seed: int) -> list[Game]:

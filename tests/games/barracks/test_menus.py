@@ -15,7 +15,7 @@ from services.rules.contract import Presenter
 from tests.games.barracks.support import E22, N22, NAMES, ROMA, legal, place, play, table
 
 PLUGIN = plugin()
-RULES, PRESENTER = PLUGIN.rules, PLUGIN.presenter
+RULES, PRESENTER = PLUGIN.game_rules, PLUGIN.game_presenter
 
 
 def test_given_every_space_when_named_then_names_are_map_coordinates_and_invert_to_the_ids() -> None:

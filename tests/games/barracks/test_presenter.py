@@ -11,7 +11,7 @@ from services.rules.contract import GamePlugin
 from tests.games.barracks.support import NAMES, ROMA, accepted, play, table
 
 PLUGIN = plugin()
-RULES, PRESENTER = PLUGIN.rules, PLUGIN.presenter
+RULES, PRESENTER = PLUGIN.game_rules, PLUGIN.game_presenter
 BOARD = {ROMA: "red-emperor-01", "0,0": "blue-emperor-02", "4,4": "yellow-emperor-03"}
 
 

@@ -12,7 +12,7 @@ from services.games.barracks.messages import events as ev
 from services.games.barracks.rules.state import PHASE_NAMES
 from tests.games.barracks.support import NAMES, RULES
 
-PRESENTER = plugin().presenter
+PRESENTER = plugin().game_presenter
 PLACES = re.compile(r"\b(board|Forum|draw deck|homeland|[A-G]\d)\b")
 """Where a decision is made: the board (a space by name), the Forum, the deck."""
 

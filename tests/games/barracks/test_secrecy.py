@@ -16,7 +16,7 @@ from tests.games.barracks.support import NAMES, ROMA, accepted, pick, table
 from tests.games.barracks.support import play as play_card
 
 PLUGIN = plugin()
-RULES, PRESENTER = PLUGIN.rules, PLUGIN.presenter
+RULES, PRESENTER = PLUGIN.game_rules, PLUGIN.game_presenter
 
 
 def quoted(ids: set[str]) -> set[bytes]:

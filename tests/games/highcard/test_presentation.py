@@ -6,7 +6,7 @@ from services.games.highcard import plugin
 from services.games.highcard.messages import CardPlayed, HandDealt
 from tests.games.highcard.support import NAMES, dealt, given, played
 
-PRESENTER = plugin().presenter
+PRESENTER = plugin().game_presenter
 
 
 def test_given_dealt_hands_when_each_reader_views_the_table_then_it_sees_its_own_hand_only() -> None:

@@ -6,11 +6,14 @@ from __future__ import annotations
 import pytest
 
 from events.base import Rejection
+from events.clock import LeaveSeat
 from services.games.highcard.messages import RANKS, CardPlayed, GameEnded, HandDealt, PlayCard, TrickWon
 from services.rules import fair
+from services.rules.registry import get_game
 from tests.games.highcard.support import RULES, dealt, given, play, played
 
 SALT = "5a" * 32
+TABLE = get_game("highcard").rules  # the game with the table around it (clocks, the committed seed)
 
 
 def test_h1_given_a_seed_when_a_game_starts_then_each_seat_is_dealt_distinct_cards_in_order() -> None:
@@ -114,26 +117,37 @@ def test_h6_given_no_game_when_a_card_is_played_then_refused_citing_h6() -> None
 
 def test_hx1_given_a_salt_when_the_game_is_played_out_then_the_seed_is_committed_first_and_revealed_last() -> None:
     # Given a game started by the service, with a salt
-    events = RULES.start_at(["Ann", "Bob"], {"hand_size": 1}, 42, at_ms=0, salt=SALT)
+    events = TABLE.start(["Ann", "Bob"], {"hand_size": 1}, 42, at_ms=0, salt=SALT)
     assert events[-1].type == "SeedCommitted" and events[-1].rulings == ("HX1",)
-    state = RULES.fold(events)
+    state = TABLE.fold(events)
     # When both seats play their card
     for _ in range(2):
-        seat = RULES.awaited(state)[0]
-        done = RULES.execute_at(state, RULES.legal_commands(state, seat)[0], at_ms=0)
+        seat = TABLE.awaited(state)[0]
+        done = TABLE.execute(state, TABLE.legal_commands(state, seat)[0], at_ms=0)
         assert not isinstance(done, Rejection)
         events += done[0]
         state = done[1]
     # Then the game ends with the reveal, and the record keeps its commitment
     assert events[-1].type == "SeedRevealed"
-    assert fair.verdict([RULES.encode_event(e) for e in events])["status"] == fair.VERIFIED
+    assert fair.verdict([TABLE.encode_event(e) for e in events])["status"] == fair.VERIFIED
 
 
 def test_hx2_given_a_practice_table_when_started_then_the_commitment_says_so_and_cites_hx2() -> None:
-    events = RULES.start_at(["Ann", "Bob"], {}, 42, at_ms=0, salt=SALT, practice=True)
+    events = TABLE.start(["Ann", "Bob"], {}, 42, at_ms=0, salt=SALT, practice=True)
     assert events[-1].practice and events[-1].rulings == ("HX1", "HX2")
 
 
 def test_given_a_position_when_snapshotted_then_restore_gives_it_back() -> None:
     state = played(given(dealt(("3", "A"), ("5", "K"))), (0, "A"))
     assert RULES.restore(RULES.snapshot(state)) == state
+
+
+def test_hx3_given_a_running_game_when_a_player_leaves_then_seat_left_is_recorded_and_no_card_moves() -> None:
+    # Given a running game at the table
+    state = TABLE.fold(TABLE.start(["Ann", "Bob"], {"hand_size": 2}, 42))
+    # When Bob leaves
+    events, after = TABLE.execute(state, LeaveSeat(seat=1, bot="greedy"))
+    # Then the table records it citing HX3, the same seat is awaited, and Bob's cards are still his
+    assert [(e.type, e.rulings) for e in events] == [("SeatLeft", ("HX3",))]
+    assert TABLE.awaited(after) == TABLE.awaited(state) and TABLE.table_bots(after) == {1: "greedy"}
+    assert after.game.hands == state.game.hands

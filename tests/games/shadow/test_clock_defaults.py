@@ -8,7 +8,10 @@ from collections import Counter
 
 from events.base import Rejection
 from events.clock import TimeOut
+from services.rules.registry import get_game
 from tests.games.shadow.support import NAMES, RULES
+
+TABLE = get_game("shadow").rules  # the game with the table around it
 
 DECLINES = {
     "marriage_answer": {"type": "AnswerMarriage", "accept": False},
@@ -50,15 +53,15 @@ def test_given_a_clocked_table_when_a_seat_times_out_then_the_fact_and_the_defau
     """[X16, X20] The first setup decision runs out: SeatTimedOut cites the clock and the default's ruling, the
     default move's events follow, then the stamp; the seat's time is counted from the game's start."""
     table = {"clock": {"mode": "per_decision", "per_decision_s": 30}}
-    events = RULES.start_at(NAMES[:3], table, 1, 10_000)
-    state = RULES.fold(events)
-    (seat,) = RULES.awaited(state)
-    early = RULES.execute_at(state, TimeOut(seat=seat, turn=1), 39_999)
+    events = TABLE.start(NAMES[:3], table, 1, 10_000)
+    state = TABLE.fold(events)
+    (seat,) = TABLE.awaited(state)
+    early = TABLE.execute(state, TimeOut(seat=seat, turn=1), 39_999)
     assert isinstance(early, Rejection) and early.code == "clock_running" and early.rulings == ("X16",)
-    out, after = RULES.execute_at(state, TimeOut(seat=seat, turn=1), 40_000)
-    default, _ = RULES.default_command(state, seat)
+    out, after = TABLE.execute(state, TimeOut(seat=seat, turn=1), 40_000)
+    default, _ = TABLE.default_command(state, seat)
     assert out[0].type == "SeatTimedOut" and out[0].rulings == ("X16", "X20") and out[0].timeouts == 1
-    assert out[0].default == RULES.encode_command(default)
-    assert [e.type for e in out[1:-1]] == [e.type for e in RULES.decide(state, default)]
+    assert out[0].default == TABLE.encode_command(default)
+    assert [e.type for e in out[1:-1]] == [e.type for e in TABLE.decide(state, default)]
     assert out[-1].type == "ClockStamped" and out[-1].timed_out and out[-1].at_ms == 40_000
     assert after.clocks.timeouts[seat] == 1 and after.clocks.turn == 2

@@ -19,8 +19,6 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from events.base import Event, Message
-from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
-from events.fair import SeedCommitted, SeedRevealed
 from services.games.barracks.messages.settings import Faction
 
 Colour = Literal["red", "blue", "yellow"]
@@ -355,12 +353,7 @@ BarracksEvent = Annotated[
     | ForumTaken
     | CardDrawn
     | CardsLooked
-    | CardKept
-    | ClockStamped
-    | SeatTimedOut
-    | SeatHandedOver
-    | SeedCommitted
-    | SeedRevealed,
+    | CardKept,
     Field(discriminator="type"),
 ]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(BarracksEvent)
@@ -369,7 +362,3 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in Event.__subclasses__()
     if cls.__module__ == __name__
 }
-# the shared clock facts [KX17], [KX22]
-EVENT_TYPES.update({"ClockStamped": ClockStamped, "SeatTimedOut": SeatTimedOut, "SeatHandedOver": SeatHandedOver})
-# the shared fair-shuffle facts [KX23]
-EVENT_TYPES.update({"SeedCommitted": SeedCommitted, "SeedRevealed": SeedRevealed})

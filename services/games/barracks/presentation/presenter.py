@@ -51,7 +51,7 @@ def _distinctive_forms(T: Tables) -> dict[str, tuple[str, ...]]:
 class BarracksPresenter(Presenter[Game]):
     """Views, redaction and words of The Barracks Emperors."""
 
-    quiet_events = frozenset({"DecisionRequested", "ClockStamped"})
+    quiet_events = frozenset({"DecisionRequested"})
     """A request for the next decision: the command answering it shows who decided."""
     leaderboard = LeaderboardSpec(score_label="points", shared_win="each")
     """A leaderboard averages points; a tie (without the tiebreak option) is a shared victory of each [K39]."""
@@ -102,14 +102,6 @@ class BarracksPresenter(Presenter[Game]):
             summary = words.describe(event)  # names and factions only: no seed, no order
             return {**shown, "seed": None, "data_version": event.data.get("version"), "redacted": True,
                     "summary": summary}  # fmt: skip
-        if kind is F.SeatTimedOut and event.seat != seat:
-            # The default move names the card it plays or keeps; what of it is public, the events after it show.
-            return {
-                **data,
-                "default": None,
-                "redacted": True,
-                "summary": words.describe(event, state.players if state is not None else ()),
-            }
         if kind in _SECRET_ORDER:
             summary = words.describe(event)  # the deck's size only
             return {**data, "order": None, "size": len(event.order), "redacted": True, "summary": summary}
@@ -134,6 +126,11 @@ class BarracksPresenter(Presenter[Game]):
         if state.phase == KEEP and state.actor_seat[state.active] == seat:
             found |= {T.card_ids[c] for c in state.looked}
         return found
+
+    def default_is_secret(self, decision: str, seat: int, viewer: int | None, state: Game | None) -> bool:
+        """Every default move names the card it plays or keeps: hidden from the others; what of it is public,
+        the events after it show [KX18-KX20]."""
+        return True
 
     def secrets(self, state: Game | None) -> list[Secret]:
         """Every seat's :meth:`secret_cards`, as the conformance suite searches for them: the id anywhere in JSON,

@@ -10,7 +10,6 @@ from typing import Any
 from services.games.barracks.presentation.names import card_words, emperor_words, space_name
 from services.games.barracks.rules import facts as F
 from services.games.barracks.rules.board import FACTIONS, SUITS
-from services.rules import clock, fair
 
 __all__ = ["FACTIONS", "SUITS", "card_words", "describe", "explain"]
 
@@ -46,11 +45,6 @@ _ABILITY = {
 
 def _describers() -> dict[Any, Callable[[Any, Sequence[str]], str]]:
     return {
-        F.ClockStamped: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
-        F.SeatTimedOut: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
-        F.SeatHandedOver: lambda e, p: clock.describe_fact(F.to_dict(e), lambda s: _who(s, p, None)),
-        F.SeedCommitted: lambda e, p: fair.describe_fact(F.to_dict(e)),
-        F.SeedRevealed: lambda e, p: fair.describe_fact(F.to_dict(e)),
         F.GameStarted: lambda e, p: (
             "A game of The Barracks Emperors begins: "
             + ", ".join(f"{name} ({'+'.join(fs)})" for name, fs in zip(e.players, e.seats, strict=True))

@@ -9,7 +9,6 @@ from typing import Any
 import orjson
 
 from events.base import Rejection
-from events.clock import ClockSettings
 from services.games.barracks.messages.settings import BarracksSettings
 from services.games.barracks.rules import defaults, listing
 from services.games.barracks.rules import facts as F
@@ -21,9 +20,7 @@ from services.games.barracks.rules.flow import Tx
 from services.games.barracks.rules.rounds import open_game
 from services.games.barracks.rules.snapshot import restore, snapshot
 from services.games.barracks.rules.state import PHASE_NAMES, Game
-from services.rules.clock import Clocks
-from services.rules.contract import JSON, Capabilities, GameRules
-from services.rules.fair import Seal
+from services.rules.contract import JSON, Capabilities, GameRules, TableRulings
 
 RULES_VERSION = "barracks-1"
 
@@ -63,14 +60,7 @@ class BarracksRules(GameRules[Game]):
         fast_sample=True,
         determinizes=True,
     )
-    clock_ruling = "KX17"
-    bot_ruling = "KX22"
-    fair_ruling = "KX23"
-    practice_ruling = "KX24"
-
-    def seal_of(self, state: Game | None) -> Seal | None:
-        """The committed seed [KX23]; None on a table started without a commitment (the engine alone)."""
-        return None if state is None else state.seal
+    table_rulings = TableRulings(clock="KX17", bot="KX22", leave="KX21", fair="KX23", practice="KX24")
 
     # --- the decider -----------------------------------------------------------------------------------------
     def start(self, players: Sequence[str], settings: Mapping[str, Any], seed: int) -> list[Any]:
@@ -132,12 +122,6 @@ class BarracksRules(GameRules[Game]):
         """The seat the game waits for."""
         return () if state is None else awaited(state)
 
-    def clock_of(self, state: Game | None) -> tuple[ClockSettings, Clocks] | None:
-        """The table's clock setting and clocks [KX17]; None without clocks."""
-        if state is None or state.clocks is None or state.settings.clock is None:
-            return None
-        return state.settings.clock, state.clocks
-
     def default_command(self, state: Game | None, seat: int) -> tuple[Any, str] | None:
         """The referee's default move of ``seat`` when its time runs out, with its ruling [KX18-KX20]."""
         return None if state is None else defaults.default_command(state, seat)
@@ -145,6 +129,15 @@ class BarracksRules(GameRules[Game]):
     def decision_of(self, state: Game | None, seat: int) -> str:
         """The decision awaited now (the phase's name: action, order, keep, pick, rival_place)."""
         return "none" if state is None else PHASE_NAMES[state.phase]
+
+    def count_table_event(self, state: Game | None) -> Game | None:
+        """The version counts every event of the log, the table's too (it seeds the shuffle of a tribute): a
+        new state, ``state`` untouched."""
+        if state is None:
+            return None
+        after = state.copy()
+        after.version += 1
+        return after
 
     def is_over(self, state: Game | None) -> bool:
         """Whether the game has ended."""

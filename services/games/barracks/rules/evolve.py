@@ -34,10 +34,8 @@ from services.games.barracks.rules.state import (
     RIVAL_PLACE,
     WON,
     Game,
-    awaited,
     new_game,
 )
-from services.rules import clock, fair
 
 DECISION_PHASE = {"order": ORDER, "keep": KEEP, "pick": PICK, "rival_place": RIVAL_PLACE}
 
@@ -48,28 +46,7 @@ def _game_started(g: Any, e: Any) -> Game:
     seats = tuple(tuple(FACTION_INDEX[f] for f in fs) for fs in e.seats)
     settings = BarracksSettings.model_validate(e.settings)
     g = new_game(T, tuple(e.players), settings, e.seed, seats)
-    if settings.clock is not None:
-        g.clocks = clock.initial(settings.clock, len(e.players))
     return g
-
-
-def _sealed(g: Game, e: Any) -> None:  # [KX23]
-    g.seal = fair.fold(g.seal, e)
-
-
-def _clock_stamped(g: Game, e: Any) -> None:  # [KX17]
-    assert g.settings.clock is not None and g.clocks is not None
-    g.clocks = clock.stamp(g.settings.clock, g.clocks, e.at_ms, e.seat, awaited(g), e.timed_out)
-
-
-def _seat_timed_out(g: Game, e: Any) -> None:  # [KX17]
-    assert g.clocks is not None
-    g.clocks = clock.timed_out(g.clocks, e.seat)
-
-
-def _seat_handed_over(g: Game, e: Any) -> None:  # [KX22]
-    assert g.clocks is not None
-    g.clocks = clock.hand_over(g.clocks, e.seat, e.bot)
 
 
 def _emperor_deck_shuffled(g: Game, e: Any) -> None:
@@ -210,11 +187,6 @@ APPLY: dict[type, Callable[[Game, Any], None]] = {
     F.DecisionRequested: _decision_requested,
     F.RoundEnded: _round_ended,
     F.GameEnded: _game_ended,
-    F.ClockStamped: _clock_stamped,
-    F.SeatTimedOut: _seat_timed_out,
-    F.SeatHandedOver: _seat_handed_over,
-    F.SeedCommitted: _sealed,
-    F.SeedRevealed: _sealed,
     **PLAY_HANDLERS,
 }
 assert set(APPLY) | {F.GameStarted} == set(F.EVENT_CLASSES.values())

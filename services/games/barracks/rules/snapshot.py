@@ -16,8 +16,6 @@ from services.games.barracks.rules.state import (
     Game,
     actor_masks,
 )
-from services.rules.clock import Clocks
-from services.rules.fair import Seal
 
 
 def snapshot(g: Game) -> bytes:
@@ -59,7 +57,5 @@ def restore(raw: bytes) -> Game:
     for name in _SCALARS:
         setattr(g, name, d[name])
     g.final = d["final"]
-    g.clocks = None if d.get("clocks") is None else Clocks.from_json(d["clocks"])
-    g.seal = None if d.get("seal") is None else Seal.from_json(d["seal"])
     assert len(_FIXED) == 10
     return g

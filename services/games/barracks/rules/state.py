@@ -13,8 +13,6 @@ from typing import Any
 
 from services.games.barracks.messages.settings import BarracksSettings
 from services.games.barracks.rules.board import Tables
-from services.rules.clock import Clocks
-from services.rules.fair import Seal
 
 # Where a card is (``Game.loc``): a container code, or HAND + seat, or WON + actor (a barbarian won by Triumph).
 POOL, DECK, FORUM, BOARD, DISCARD, BOX, LIMBO = range(7)
@@ -115,8 +113,6 @@ class Game:
     alive: int  # bit e set: Emperor space e holds an Emperor
     full: int  # bit e set: all four sides of Emperor space e hold a card (surrounded if it holds an Emperor) [K22]
     version: int  # events applied
-    clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [KX17]; replaced whole
-    seal: Seal | None  # the committed seed, on a table the service created [KX23]; replaced whole
     final: dict[str, Any] | None  # the result, once over
 
     def copy(self) -> Game:
@@ -153,10 +149,7 @@ class Game:
             "settings": self.settings.model_dump(mode="json"),
             "seed": self.seed,
             "final": self.final,
-            "clocks": None if self.clocks is None else self.clocks.to_json(),
         }
-        if self.seal is not None:  # a table without a committed seed keeps the record it always had
-            data["seal"] = self.seal.to_json()
         for name in (*_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS):
             data[name] = getattr(self, name)
         return data
@@ -166,7 +159,7 @@ class Game:
             return NotImplemented
         if self.T is not other.T and self.T.record != other.T.record:
             return False
-        fields = (*_FIXED[1:], *_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS, "clocks", "seal")
+        fields = (*_FIXED[1:], *_LISTS, *_TUPLES, *_NESTED, *_NESTED_TUPLES, *_SCALARS)
         return all(getattr(self, n) == getattr(other, n) for n in fields)
 
     __hash__ = None  # type: ignore[assignment]
@@ -228,8 +221,6 @@ def new_game(
     g.full = 0
     g.version = 0
     g.final = None
-    g.clocks = None
-    g.seal = None
     return g
 
 

@@ -13,8 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter
 
 from events.base import Event, Message
-from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
-from events.fair import SeedCommitted, SeedRevealed
 
 Candidate = Literal["emperor", "rival"]
 Decision = Literal[
@@ -455,12 +453,7 @@ ShadowEvent = Annotated[
     | VoteSealed
     | VotesRevealed
     | EmperorElected
-    | EmperorRetained
-    | ClockStamped
-    | SeatTimedOut
-    | SeatHandedOver
-    | SeedCommitted
-    | SeedRevealed,
+    | EmperorRetained,
     Field(discriminator="type"),
 ]
 

@@ -24,7 +24,7 @@ class ShadowPresenter(Presenter[GameState | None]):
     """Views, redaction, words and pictures of a Shadow game (services/games/shadow/{view,redact,describe,
     audit,labels,render}.py)."""
 
-    quiet_events = frozenset({"DecisionRequested", "ClockStamped"})
+    quiet_events = frozenset({"DecisionRequested"})
     """A request for the next decision: the next command shows who answered it."""
     leaderboard = LeaderboardSpec(score_label="victory points", shared_win="each")
     """A leaderboard averages victory points; players tied for the win all win together [G3]."""
@@ -62,6 +62,11 @@ class ShadowPresenter(Presenter[GameState | None]):
         """``event`` as ``seat`` may see it at ``state``: others' sealed votes masked [E2], others' victory
         points withheld while hidden [B6, X14]."""
         return redact.redact(event, seat, state)
+
+    def default_is_secret(self, decision: str, seat: int, viewer: int | None, state: GameState | None) -> bool:
+        """A default vote is a sealed vote too [X19]: that the seat timed out is public, its candidate is not,
+        while the vote is open."""
+        return decision == "vote" and state is not None and not state.over and redact.vote_open(state)
 
     def replay_view(self, state: GameState | None, seat: int | None, final: GameState | None) -> JSON:
         """The view of a past position; every secret of the past is public once the game (``final``) is over."""

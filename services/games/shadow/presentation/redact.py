@@ -11,11 +11,12 @@ from services.games.shadow.messages import events as ev
 from services.games.shadow.presentation.view import view
 from services.games.shadow.rules.state import GameState
 
-_SECRET = (ev.VoteSealed, ev.VictoryPointsScored, ev.SeatTimedOut)
+_SECRET = (ev.VoteSealed, ev.VictoryPointsScored)
 """The only events with something to hide."""
 
 
-def _vote_open(s: GameState) -> bool:
+def vote_open(s: GameState) -> bool:
+    """Whether the votes are being sealed now (each is secret until the last is in) [E2]."""
     return s.pending is not None and s.pending.decision == "vote"
 
 
@@ -44,14 +45,10 @@ def redact(event: Event, seat: int | None, s: GameState | None) -> dict[str, Any
     data = _as_dict(event)
     if s is None or s.over or not isinstance(event, _SECRET):
         return data
-    if isinstance(event, ev.VoteSealed) and event.seat != seat and _vote_open(s):
+    if isinstance(event, ev.VoteSealed) and event.seat != seat and vote_open(s):
         # Who has voted is public (the game waits for the others); for whom is not, until the reveal [E2].
         hidden = {k: v for k, v in data.items() if k != "candidate"}
         return {**hidden, "redacted": True, "summary": f"{_name(s, event.seat)} seals a vote."}
-    if isinstance(event, ev.SeatTimedOut) and event.decision == "vote" and event.seat != seat and _vote_open(s):
-        # A default vote is a sealed vote too [X19]: that the seat timed out is public, its candidate is not.
-        hidden = {k: v for k, v in data.items() if k != "default"}
-        return {**hidden, "default": None, "redacted": True, "summary": f"{_name(s, event.seat)} ran out of time."}
     if isinstance(event, ev.VictoryPointsScored) and event.seat != seat and s.settings.hidden_victory_points:
         return None
     return data

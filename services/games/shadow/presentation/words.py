@@ -10,7 +10,6 @@ from services.games.shadow.messages import events as ev
 from services.games.shadow.presentation.names import electorate_name as _e
 from services.games.shadow.presentation.names import space_name as _sp
 from services.games.shadow.presentation.prompts import waiting
-from services.rules import clock, fair
 
 PHASES = {
     1: "I Income",
@@ -64,11 +63,6 @@ def _votes(e: ev.VotesRevealed, p: Callable[[int], str]) -> str:
 
 
 _TEXT: dict[str, Callable[[Any, Callable[[int | None], str]], str]] = {
-    "ClockStamped": lambda e, p: clock.describe_fact(e.to_dict(), p),
-    "SeatTimedOut": lambda e, p: clock.describe_fact(e.to_dict(), p),
-    "SeatHandedOver": lambda e, p: clock.describe_fact(e.to_dict(), p),
-    "SeedCommitted": lambda e, p: fair.describe_fact(e.to_dict()),
-    "SeedRevealed": lambda e, p: fair.describe_fact(e.to_dict()),
     "GameStarted": lambda e, p: f"A game starts: {', '.join(e.players)}; {p(e.emperor)} is the first Emperor.",
     "ElectoratesClosed": lambda e, p: f"Closed for this two-player game: {', '.join(_e(k) for k in e.electorates)}.",
     "PhaseStarted": lambda e, p: f"Round {e.round}, phase {PHASES[e.phase]}.",

@@ -12,7 +12,6 @@ from typing import Any
 import orjson
 
 from events.base import Command, Event, Rejection, parse_json
-from events.clock import ClockSettings
 from services.games.shadow.messages import events as ev
 from services.games.shadow.messages.commands import COMMAND_ADAPTER
 from services.games.shadow.messages.settings import ShadowSettings
@@ -25,9 +24,7 @@ from services.games.shadow.rules.evolve import evolve, fold_into
 from services.games.shadow.rules.facts import E, encode, is_core, to_model
 from services.games.shadow.rules.snapshot import restore, snapshot
 from services.games.shadow.rules.state import GameState
-from services.rules.clock import Clocks
-from services.rules.contract import JSON, Capabilities, GameRules
-from services.rules.fair import Seal
+from services.rules.contract import JSON, Capabilities, GameRules, TableRulings
 
 NAME = "shadow"
 RULES_VERSION = "shadow-3"
@@ -54,10 +51,7 @@ class ShadowRules(GameRules[GameState | None]):
         fast_sample=True,
         determinizes=True,
     )
-    clock_ruling = "X16"
-    fair_ruling = "X23"
-    practice_ruling = "X24"
-    bot_ruling = "X22"
+    table_rulings = TableRulings(clock="X16", bot="X22", leave="X21", fair="X23", practice="X24")
 
     def start(self, players: Sequence[str], settings: Mapping[str, Any] | None, seed: int) -> list[Event]:
         """GameStarted (players, settings, seed, board), the two-player draw [G4, T1], the first request."""
@@ -128,16 +122,6 @@ class ShadowRules(GameRules[GameState | None]):
         """Seats the game waits for."""
         return () if state is None else actions.awaited(state)
 
-    def seal_of(self, state: GameState | None) -> Seal | None:
-        """The committed seed [X23]; None on a table started without a commitment (the engine alone)."""
-        return None if state is None else state.seal
-
-    def clock_of(self, state: GameState | None) -> tuple[ClockSettings, Clocks] | None:
-        """The table's clock setting and clocks [X16]; None without clocks."""
-        if state is None or state.clocks is None or state.settings.clock is None:
-            return None
-        return state.settings.clock, state.clocks
-
     def default_command(self, state: GameState | None, seat: int) -> tuple[Command, str] | None:
         """The referee's default move of ``seat`` when its time runs out, with its ruling [X17-X20]."""
         return None if state is None else defaults.default_command(state, seat)
@@ -145,6 +129,14 @@ class ShadowRules(GameRules[GameState | None]):
     def decision_of(self, state: GameState | None, seat: int) -> str:
         """The decision awaited now (``Prompt.decision``)."""
         return "none" if state is None or state.pending is None else state.pending.decision
+
+    def count_table_event(self, state: GameState | None) -> GameState | None:
+        """The version counts every event of the log, the table's too (a new state; ``state`` untouched)."""
+        if state is None:
+            return None
+        after = state.copy()
+        after.version += 1
+        return after
 
     def is_over(self, state: GameState | None) -> bool:
         """Whether the game has ended."""

@@ -11,8 +11,6 @@ from bisect import insort
 from collections.abc import Callable
 from typing import Any
 
-from events.clock import ClockStamped, SeatHandedOver, SeatTimedOut
-from events.fair import SeedCommitted, SeedRevealed
 from services.games.shadow.messages import events as ev
 from services.games.shadow.messages.settings import ShadowSettings
 from services.games.shadow.rules.board import ELECTORATE_KEYS, layout_from_record
@@ -25,12 +23,10 @@ from services.games.shadow.rules.state import (
     OWNER,
     TILE,
     GameState,
-    awaited,
     city_code,
     knight_code,
     tile_code,
 )
-from services.rules import clock, fair
 
 Apply = Callable[[GameState, Any], None]
 APPLY: dict[str, Apply] = {}
@@ -126,7 +122,6 @@ def _game_started(e: Any) -> GameState:
         emperor=e.emperor,
         play_areas=((),) * n,
         votes=(None,) * n,
-        clocks=None if settings.clock is None else clock.initial(settings.clock, n),
         version=1,
     )
 
@@ -355,35 +350,6 @@ def _sealed(s: GameState, e: Any) -> None:
 @_on(ev.EmperorElected)
 def _elected(s: GameState, e: Any) -> None:
     s.emperor = e.seat
-    s.version += 1
-
-
-# --- clocks [X16] -------------------------------------------------------------------------------------------------
-@_on(ClockStamped)
-def _stamped(s: GameState, e: Any) -> None:
-    assert s.settings.clock is not None and s.clocks is not None
-    s.clocks = clock.stamp(s.settings.clock, s.clocks, e.at_ms, e.seat, awaited(s), e.timed_out)
-    s.version += 1
-
-
-@_on(SeatTimedOut)
-def _timed_out(s: GameState, e: Any) -> None:
-    assert s.clocks is not None
-    s.clocks = clock.timed_out(s.clocks, e.seat)
-    s.version += 1
-
-
-@_on(SeatHandedOver)
-def _handed_over(s: GameState, e: Any) -> None:  # [X22]
-    assert s.clocks is not None
-    s.clocks = clock.hand_over(s.clocks, e.seat, e.bot)
-    s.version += 1
-
-
-# --- the fair shuffle [X23] ----------------------------------------------------------------------------------------
-@_on(SeedCommitted, SeedRevealed)
-def _sealed(s: GameState, e: Any) -> None:
-    s.seal = fair.fold(s.seal, e)
     s.version += 1
 
 

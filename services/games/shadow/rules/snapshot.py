@@ -10,8 +10,6 @@ from services.games.shadow.messages.events import Prompt
 from services.games.shadow.messages.settings import ShadowSettings
 from services.games.shadow.rules.board import layout_from_record
 from services.games.shadow.rules.state import City, GameState, Knight, Piece, Tile
-from services.rules.clock import Clocks
-from services.rules.fair import Seal
 
 
 def _piece(p: Piece | None) -> list[Any] | None:
@@ -57,11 +55,8 @@ def snapshot(s: GameState) -> bytes:
         "pending": None if s.pending is None else s.pending.model_dump(),
         "turn": s.turn,
         "winners": s.winners,
-        "clocks": None if s.clocks is None else s.clocks.to_json(),
         "version": s.version,
     }
-    if s.seal is not None:
-        data["seal"] = s.seal.to_json()
     return orjson.dumps(data)
 
 
@@ -93,7 +88,5 @@ def restore(data: bytes) -> GameState:
         pending=None if d["pending"] is None else Prompt(**d["pending"]),
         turn=d["turn"],
         winners=None if d["winners"] is None else tuple(d["winners"]),
-        clocks=None if d.get("clocks") is None else Clocks.from_json(d["clocks"]),
         version=d["version"],
-        seal=None if d.get("seal") is None else Seal.from_json(d["seal"]),
     )

@@ -18,8 +18,6 @@ from typing import Any
 from services.games.shadow.messages.settings import ShadowSettings
 from services.games.shadow.rules.board import ARISTOCRAT, CASTLE, CITY, Layout
 from services.games.shadow.rules.facts import is_core, to_model
-from services.rules.clock import Clocks
-from services.rules.fair import Seal
 
 EMPIRE = -1  # owner of an empire city
 
@@ -149,8 +147,6 @@ class GameState:
     prompt: Any  # what the game waits for: the core's Prompt tuple, or a Prompt model folded from a model event
     turn: int | None
     winners: tuple[int, ...] | None
-    clocks: Clocks | None  # the seats' clocks, on a table with the clock setting [X16]
-    seal: Seal | None  # the committed seed, on a table the service created [X23]
     version: int
 
     def __init__(
@@ -179,9 +175,7 @@ class GameState:
         pending: Any = None,
         turn: int | None = None,
         winners: tuple[int, ...] | None = None,
-        clocks: Clocks | None = None,
         version: int = 0,
-        seal: Seal | None = None,
     ) -> None:
         self.layout, self.players, self.settings, self.seed = layout, tuple(players), settings, seed
         self.n = len(self.players)
@@ -199,7 +193,6 @@ class GameState:
         self.taken = taken_of(self.play_areas)
         self.passed, self.rival, self.aims, self.votes = frozenset(passed), rival, tuple(aims), tuple(votes)
         self.prompt, self.turn, self.winners, self.version = pending, turn, winners, version
-        self.clocks, self.seal = clocks, seal
 
     # --- copies ---------------------------------------------------------------------------------------------
     def copy(self) -> GameState:
@@ -255,12 +248,12 @@ class GameState:
 
 _new = object.__new__
 _PUBLIC = (
-    "seal", "layout", "players", "settings", "seed", "thalers", "vp", "tiles_in_supply", "knights_in_supply",
+    "layout", "players", "settings", "seed", "thalers", "vp", "tiles_in_supply", "knights_in_supply",
     "cities_in_supply", "empire_cities_in_supply", "emperor", "closed", "round", "phase", "privilege_used",
-    "play_areas", "passed", "rival", "aims", "votes", "pending", "turn", "winners", "clocks", "version",
+    "play_areas", "passed", "rival", "aims", "votes", "pending", "turn", "winners", "version",
 )  # fmt: skip
-_COMPARED = (*_PUBLIC[:-5], "prompt", *_PUBLIC[-4:], "cells")
-assert _PUBLIC[-5] == "pending"
+_COMPARED = (*_PUBLIC[:-4], "prompt", *_PUBLIC[-3:], "cells")
+assert _PUBLIC[-4] == "pending"
 _prompts: dict[Any, Any] = {}  # the Prompt model of each core Prompt (prompts repeat: requests are shared)
 _PUBLIC = ("board", *_PUBLIC)
 
