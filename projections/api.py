@@ -85,7 +85,7 @@ from projections.board_queries import BoardQueries
 from projections.export import export_lines
 from projections.feed_queries import SeatFeedQueries
 from projections.history import BadSeat, BadVersion, ReadModelError, UnknownGame
-from projections.models import scoreboard_doc
+from projections.scoreboard_model import scoreboard_doc
 from projections.store import WIN_UNITS
 from projections.verify import VerifyError, verify_game
 from services.rules import fair

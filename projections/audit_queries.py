@@ -5,8 +5,8 @@ from typing import Any
 
 import orjson
 
+from projections.audit_model import command_doc, compose_audit_entry, compose_refusal_entry
 from projections.history import BadVersion, Game
-from projections.models import command_doc, compose_audit_entry, compose_refusal_entry
 from projections.read_base import ReadBase
 from services.rules import fair
 from services.rules.reference import Ruling

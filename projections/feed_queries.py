@@ -9,8 +9,8 @@ import orjson
 import redis
 
 from projections.base import shown_text
+from projections.feed_model import apply_view_patch, labelled_legal, now_fields
 from projections.history import BadVersion, Game
-from projections.models import apply_view_patch, labelled_legal, now_fields
 from projections.read_base import ReadBase
 from services.bus.keys import Layout
 

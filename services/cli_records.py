@@ -59,7 +59,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     """Why each event (or the one at VERSION) happened, and every refused command: sender, times, rulings with
     their texts, inputs."""
-    from projections.models import who_sent
+    from projections.audit_model import who_sent
 
     models = _read_models()
     code, audit = _read_model_call(lambda: models.audit(args.game, args.version))

@@ -11,7 +11,7 @@ import pytest
 
 from events.base import Rejection
 from events.clock import LeaveSeat, TakeSeat, TimeOut
-from projections.models import third_person
+from projections.audit_model import third_person
 from services.rules import fair
 from services.rules.contract import Event, GamePlugin
 from services.rules.table import TABLE_EVENTS

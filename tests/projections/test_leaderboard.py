@@ -13,9 +13,10 @@ import pytest
 import redis
 
 from projections.api import BadPage, ReadModels, UnknownGameName
-from projections.models import ALL_MODELS, leaderboard_count_args, win_units
+from projections.models import ALL_MODELS
 from projections.rebuild import rebuild
 from projections.runner import ProjectionWorker
+from projections.scoreboard_model import leaderboard_count_args, win_units
 from projections.store import WIN_UNITS, ProjectionScripts, RMKeys
 from services.bus.keys import Layout
 from services.client import ServiceClient

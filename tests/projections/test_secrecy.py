@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from projections.api import ReadModels
 from projections.base import Applied, GameCtx
-from projections.models import FeedModel, apply_view_patch
+from projections.feed_model import apply_view_patch
+from projections.models import FeedModel
 from projections.rebuild import rebuild
 from projections.store import Ops, RMKeys
 from services.bench.scripts import GameScript, record_games
