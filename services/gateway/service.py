@@ -24,7 +24,7 @@ from services.bus.client import BusClient, new_id
 from services.bus.envelope import CommandEnvelope, Outcome, seat_key, summarize
 from services.bus.keys import Layout
 from services.gateway import errors as E
-from services.gateway.asyncbus import AsyncBus
+from services.gateway.asyncbus import AsyncBus, Refused
 from services.gateway.errors import ApiError
 from services.gateway.games import Directory, GameInfo, History, NoSuchGame, Position, label_of, seat_event
 from services.gateway.limits import Limits
@@ -237,11 +237,19 @@ class Gateway:
         """
         started = time.perf_counter()
         shard = self.layout.shard_of(env.game_id)
-        if await self.bus.r.hexists(self.layout.seats(shard, env.game_id), f"left.{env.seat}"):
-            raise ApiError(403, E.SEAT_LEFT, f"seat {env.seat}'s player left the game: a bot plays it now")
-        outcome = None if fresh else await self.bus.known(env)
-        if outcome is None:
-            outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
+        left = (self.layout.seats(shard, env.game_id), f"left.{env.seat}")
+        if fresh and self.bus.pipelined:
+            # The seat's check goes in the submission's own write (no round trip of its own).
+            try:
+                outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout, unless=left)
+            except Refused:
+                raise _seat_left(env.seat) from None
+        else:
+            if await self.bus.r.hexists(*left):
+                raise _seat_left(env.seat)
+            outcome = None if fresh else await self.bus.known(env)
+            if outcome is None:
+                outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
         ms = round((time.perf_counter() - started) * 1000, 2)
         if outcome is None:
             self.log.warning("gateway.timeout", game=env.game_id, cid=env.command_id, shard=shard, ms=ms)
@@ -300,6 +308,10 @@ class Gateway:
             pos = directory.keep(moved)
         items = pos.recent_after(first - 1)
         return None if items is None else (pos, items)
+
+
+def _seat_left(seat: int) -> ApiError:
+    return ApiError(403, E.SEAT_LEFT, f"seat {seat}'s player left the game: a bot plays it now")
 
 
 def rejection_error(outcome: Outcome) -> ApiError:
