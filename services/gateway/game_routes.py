@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 
 from services.bots.kinds import bot_kinds
 from services.bus.client import GameNotCreated, new_id
+from services.bus.envelope import Outcome
 from services.bus.keys import COMMAND_ID_RE, GAME_ID_RE
 from services.gateway import errors as E
 from services.gateway.auth import TokenFirstRoute, seat_of, token_first
@@ -119,14 +120,19 @@ def game_summary(request: Request, game_id: str = GameId) -> GameSummary:
 
 async def send_command(body: CommandRequest, request: Request, game_id: str = GameId) -> CommandResult:
     """Send a command for the token's seat and get its outcome: the events it caused, or a typed rejection."""
+    outcome, seat = await _decided(body, request, game_id)
+    return await gateway_of(request).result(outcome, seat)
+
+
+async def _decided(body: CommandRequest, request: Request, game_id: str) -> tuple[Outcome, int]:
+    """The outcome of the request's command (submitted for the token's seat), and that seat."""
     gw = gateway_of(request)
     info = await gw.info(game_id)
     token = token_of(request)
     seat = seat_of(info, token)
     assert token is not None
     env = gw.envelope(info, seat, token, body.command, body.expected_version, body.command_id)
-    outcome = await gw.execute(env, fresh=body.command_id is None)
-    return await gw.result(outcome, seat)
+    return await gw.execute(env, fresh=body.command_id is None), seat
 
 
 class _CommandRoute(TokenFirstRoute):
@@ -135,24 +141,23 @@ class _CommandRoute(TokenFirstRoute):
     Either way the token is checked first (:func:`token_first`): 401 whatever the body.
     Such a request is decided exactly as FastAPI would (the same body validation, in Python mode after
     ``json.loads``; the same endpoint; its errors raised to the same handlers; the answer serialized by the
-    route's own response field), without the general machinery around it (dependency solving, parameter
-    collection), which cost more CPU than the command's own work. Any other request takes FastAPI's way, which
-    answers it with the same typed errors as before (422 ``validation_error``, 400 ``not_json``, ...).
+    route's own model, written straight by :meth:`~services.gateway.service.Gateway.result_json`), without the
+    general machinery around it (dependency solving, parameter collection), which cost more CPU than the
+    command's own work. Any other request takes FastAPI's way, which answers it with the same typed errors as
+    before (422 ``validation_error``, 400 ``not_json``, ...).
     """
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         """FastAPI's handler, behind the token check and the short way."""
         general = APIRoute.get_route_handler(self)  # FastAPI's own: the token is checked here, once
-        response_field = self.response_field
-        assert response_field is not None
 
         async def handler(request: Request) -> Response:
             await token_first(request)
             body = await _plain_command(request)
             if body is None:
                 return await general(request)
-            result = await send_command(body, request, request.path_params["game_id"])
-            return Response(response_field.serialize_json(result, by_alias=True), media_type="application/json")
+            outcome, seat = await _decided(body, request, request.path_params["game_id"])
+            return Response(await gateway_of(request).result_json(outcome, seat), media_type="application/json")
 
         return handler
 
