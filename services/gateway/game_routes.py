@@ -124,12 +124,16 @@ async def send_command(body: CommandRequest, request: Request, game_id: str = Ga
     return await gateway_of(request).result(outcome, seat)
 
 
-async def _decided(body: CommandRequest, request: Request, game_id: str) -> tuple[Outcome, int]:
-    """The outcome of the request's command (submitted for the token's seat), and that seat."""
+async def _decided(
+    body: CommandRequest, request: Request, game_id: str, seat: int | None = None
+) -> tuple[Outcome, int]:
+    """The outcome of the request's command (submitted for the token's seat), and that seat (``seat``: the
+    token's, checked already by :func:`token_first`)."""
     gw = gateway_of(request)
     info = await gw.info(game_id)
     token = token_of(request)
-    seat = seat_of(info, token)
+    if seat is None:
+        seat = seat_of(info, token)
     assert token is not None
     env = gw.envelope(info, seat, token, body.command, body.expected_version, body.command_id)
     return await gw.execute(env, fresh=body.command_id is None), seat
@@ -152,11 +156,11 @@ class _CommandRoute(TokenFirstRoute):
         general = APIRoute.get_route_handler(self)  # FastAPI's own: the token is checked here, once
 
         async def handler(request: Request) -> Response:
-            await token_first(request)
+            seat = await token_first(request)
             body = await _plain_command(request)
             if body is None:
                 return await general(request)
-            outcome, seat = await _decided(body, request, request.path_params["game_id"])
+            outcome, seat = await _decided(body, request, request.path_params["game_id"], seat)
             return Response(await gateway_of(request).result_json(outcome, seat), media_type="application/json")
 
         return handler
