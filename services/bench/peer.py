@@ -159,11 +159,17 @@ def _bgio_matches(base: str, count: int) -> list[tuple[str, list[str]]]:
     return matches
 
 
-async def _bgio_game(lane: SocketLane, match: str, creds: list[str], moves: int, samples: list[float]) -> None:
-    """Play ``moves`` moves of one match on ``lane``, the seats in turn, each answer awaited."""
-    await lane.emit("sync", match, "0", creds[0], 2)  # (the server pushes a match's updates to synced sockets)
+async def _bgio_lane(base: str, match: str, creds: list[str]) -> SocketLane:
+    """A WebSocket synced to ``match`` as its seat 0 (the server pushes a match's updates to synced sockets)."""
+    lane = await SocketLane.open(base, "tiny")
+    await lane.emit("sync", match, "0", creds[0], 2)
     while (await lane.event())[0] != "sync":
         pass
+    return lane
+
+
+async def _bgio_game(lane: SocketLane, match: str, creds: list[str], moves: int, samples: list[float]) -> None:
+    """Play ``moves`` moves of one match on ``lane``, the seats in turn, each answer awaited."""
     for state_id in range(moves):
         player = str(state_id % 2)
         action = {"type": "MAKE_MOVE", "payload": {"type": "play", "args": [], "playerID": player,
@@ -179,24 +185,25 @@ async def _bgio_game(lane: SocketLane, match: str, creds: list[str], moves: int,
             raise RuntimeError(f"boardgame.io did not take move {state_id}: {got[2]!r:.300}")
 
 
-def _bgio_run(base: str, matches: Sequence[tuple[str, list[str]]], moves: int, concurrency: int) -> Any:
-    """Play the matches ``concurrency`` at a time (a lane each); (elapsed seconds, latency samples in ms)."""
+def _bgio_run(base: str, matches: Sequence[tuple[str, list[str]]], moves: int) -> tuple[float, list[float]]:
+    """Play ``moves`` moves of each match, all at once (a lane each, connected and synced before the clock
+    starts, as throne's games are created before theirs); (elapsed seconds, latency samples in ms)."""
     samples: list[float] = []
-    queue = list(matches)
-
-    async def lane() -> None:
-        ws = await SocketLane.open(base, "tiny")
-        try:
-            while queue:
-                match, creds = queue.pop()
-                await _bgio_game(ws, match, creds, moves, samples)
-        finally:
-            ws.close()
 
     async def main() -> float:
-        t0 = time.perf_counter()
-        await asyncio.gather(*(lane() for _ in range(concurrency)))
-        return time.perf_counter() - t0
+        lanes = await asyncio.gather(*(_bgio_lane(base, match, creds) for match, creds in matches))
+        try:
+            t0 = time.perf_counter()
+            await asyncio.gather(
+                *(
+                    _bgio_game(lane, match, creds, moves, samples)
+                    for lane, (match, creds) in zip(lanes, matches, strict=True)
+                )
+            )
+            return time.perf_counter() - t0
+        finally:
+            for lane in lanes:
+                lane.close()
 
     return asyncio.run(main()), samples
 
@@ -228,35 +235,59 @@ def _spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float
     return {name: after[name] - before[name] for name in before}
 
 
-def measure_peer(modules: Path, concurrency: int = 16, moves: int = 3200, solo_moves: int = 300) -> dict[str, Any]:
-    """Both sides, one after the other on the same machine: one move at a time, then ``concurrency`` games in
-    flight (``moves`` moves in all, about)."""
-    per_match = max(20, moves // concurrency)
-    scripts = record_games(THRONE_GAME, (moves + solo_moves) // 6 + 40, seed=4242, players=2)
+def _add(total: dict[str, float], spent: dict[str, float]) -> None:
+    for name, seconds in spent.items():
+        total[name] = total.get(name, 0.0) + seconds
+
+
+def measure_peer(
+    modules: Path, concurrency: int = 16, moves: int = 3200, solo_moves: int = 300, rounds: int = 3
+) -> dict[str, Any]:
+    """Both sides on the same machine, in ``rounds`` alternating blocks (the machine's other load drifts alike
+    for both): one move at a time, then ``concurrency`` games in flight (``moves`` moves in all, about, per
+    side); the figures are the blocks' together."""
+    per_match = max(20, moves // (concurrency * rounds))
+    solo_block = max(10, solo_moves // rounds)
+    scripts = record_games(THRONE_GAME, (moves + solo_moves) // 6 + 20 + 10 * rounds, seed=4242, players=2)
     layout = Layout(prefix=f"peer{uuid.uuid4().hex[:6]}", shards=16)
+    bgio_solo: list[float] = []
+    bgio_loaded: list[float] = []
+    throne_solo: list[float] = []
+    throne_loaded: list[float] = []
+    bgio_cpu: dict[str, float] = {}
+    throne_cpu: dict[str, float] = {}
+    bgio_elapsed = throne_elapsed = 0.0
     with contextlib.ExitStack() as stack:
         bgio_base, node = stack.enter_context(running_bgio(modules))
         url, redis_proc = stack.enter_context(durable_redis())
         r = redis.Redis.from_url(url)
         worker = stack.enter_context(perf.leased_worker(url, layout, r))
         base, gateway = stack.enter_context(gw_bench.gateway_process(url, layout))
-        # boardgame.io, one move at a time (after a warm-up match), then 16 matches in flight.
-        warm, timed, *loaded_matches = _bgio_matches(bgio_base, 2 + concurrency)
-        _bgio_run(bgio_base, [warm], 60, 1)
-        _, bgio_solo = _bgio_run(bgio_base, [timed], solo_moves, 1)
-        before = _cpu({"node": node.pid})
-        bgio_elapsed, bgio_loaded = _bgio_run(bgio_base, loaded_matches, per_match, concurrency)
-        bgio_cpu = _spent(before, _cpu({"node": node.pid}))
-        # throne: the same. Games are created on the bus, untimed; each lane plays its games' moves in order.
+        # Everything set up first, untimed: boardgame.io's matches (both seats joined), throne's games.
+        matches = _bgio_matches(bgio_base, 1 + rounds * (1 + concurrency))
         games = gw_bench._create(url, layout, scripts, "p")
-        solo_games, loaded_games = games[: solo_moves // 6 + 10], games[solo_moves // 6 + 10 :]
-        solo_cmds = [c for g in solo_games for c in g]
+        solo_games = solo_block * rounds // 6 + 10 + 10 * rounds  # (games of six moves, a warm-up's ten)
+        solo_cmds = [c for g in games[:solo_games] for c in g]
+        loaded_games = games[solo_games:]
+        # Warm-ups: each side's code paths run before anything is timed.
+        _bgio_run(bgio_base, [matches.pop()], 60)
         gw_bench._run(base, [solo_cmds[:60]], 1)
-        _, throne_solo = gw_bench._run(base, [solo_cmds[60 : 60 + solo_moves]], 1)
-        procs = {"gateway": gateway.pid, "worker": worker.pid, "redis": redis_proc.pid}
-        before = _cpu(procs)
-        throne_elapsed, throne_loaded = gw_bench._run(base, loaded_games, concurrency)
-        throne_cpu = _spent(before, _cpu(procs))
+        throne_procs = {"gateway": gateway.pid, "worker": worker.pid, "redis": redis_proc.pid}
+        for i in range(rounds):
+            _, solo = _bgio_run(bgio_base, [matches.pop()], solo_block)
+            bgio_solo += solo
+            _, solo = gw_bench._run(base, [solo_cmds[60 + i * solo_block : 60 + (i + 1) * solo_block]], 1)
+            throne_solo += solo
+            before = _cpu({"node": node.pid})
+            elapsed, loaded = _bgio_run(bgio_base, [matches.pop() for _ in range(concurrency)], per_match)
+            _add(bgio_cpu, _spent(before, _cpu({"node": node.pid})))
+            bgio_elapsed += elapsed
+            bgio_loaded += loaded
+            before = _cpu(throne_procs)
+            elapsed, loaded = gw_bench._run(base, loaded_games[i::rounds], concurrency)
+            _add(throne_cpu, _spent(before, _cpu(throne_procs)))
+            throne_elapsed += elapsed
+            throne_loaded += loaded
     figures = {
         **_side("peer_bgio", bgio_solo, bgio_loaded, bgio_elapsed, bgio_cpu),
         **_side("peer_throne", throne_solo, throne_loaded, throne_elapsed, throne_cpu),
