@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import Path, Request, Response
+from fastapi import FastAPI, Path, Request, Response
 from fastapi.routing import APIRoute
 
 from services.bots.kinds import bot_kinds
@@ -183,6 +183,22 @@ router.add_api_route(
     "/games/{game_id}/commands", send_command, methods=["POST"], response_model=CommandResult, responses=ERRORS,
     tags=["commands"], dependencies=SEAT, route_class_override=_CommandRoute,
 )  # fmt: skip
+
+
+def put_command_route_first(app: FastAPI) -> None:
+    """A twin of the command route first among ``app``'s own routes (left out of the OpenAPI document, which
+    keeps the route in its place): FastAPI finds a route of an included router by matching down each level of
+    routers, twice per level, which cost the hot path more than the token check; the twin is matched at once.
+    The same path, endpoint, route class, dependencies (the router's, then the route's) and responses: whichever
+    of the two matches, a request is answered alike."""
+    app.router.add_api_route(
+        "/games/{game_id}/commands", send_command, methods=["POST"], response_model=CommandResult,
+        responses=ERRORS, tags=["commands"], dependencies=[*router.dependencies, *SEAT],
+        route_class_override=_CommandRoute, include_in_schema=False,
+    )  # fmt: skip
+    routes = app.router.routes
+    routes.insert(0, routes.pop())
+    app.router._mark_routes_changed()  # (FastAPI caches its view of the routes by this version)
 
 
 @router.get(
