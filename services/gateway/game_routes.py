@@ -156,6 +156,9 @@ class _CommandRoute(TokenFirstRoute):
         general = APIRoute.get_route_handler(self)  # FastAPI's own: the token is checked here, once
 
         async def handler(request: Request) -> Response:
+            game_id = request.path_params.get("game_id")
+            if isinstance(game_id, str) and GAME_ID_RE.fullmatch(game_id) is not None:
+                await gateway_of(request).warm(game_id)
             seat = await token_first(request)
             body = await _plain_command(request)
             if body is None:

@@ -75,6 +75,21 @@ class Gateway:
             return known
         return await run_in_threadpool(self.info_sync, game_id)
 
+    async def warm(self, game_id: str) -> None:
+        """Before a command of a game not cached here yet: its position (and so its info) loaded in one hop to
+        the thread pool, so that the command's answer only folds the events of its reply; else the info takes
+        one hop and reading the game back for the answer another. Redis failing is raised as the info's read
+        would raise it; whatever else fails here (no such game, rules or events that do not load) is left for
+        the command's own way to answer, as it always did."""
+        if self.directory.cached_info(game_id) is not None:
+            return
+        try:
+            await run_in_threadpool(self.directory.position, game_id)
+        except (redis.RedisError, OSError):
+            raise
+        except Exception:  # answered by the command's own way (see above)
+            pass
+
     def info_sync(self, game_id: str) -> GameInfo:
         """:meth:`info` for the thread pool."""
         try:
