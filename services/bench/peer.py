@@ -241,7 +241,7 @@ def _add(total: dict[str, float], spent: dict[str, float]) -> None:
 
 
 def measure_peer(
-    modules: Path, concurrency: int = 16, moves: int = 3200, solo_moves: int = 300, rounds: int = 3
+    modules: Path, concurrency: int = 16, moves: int = 3200, solo_moves: int = 900, rounds: int = 3
 ) -> dict[str, Any]:
     """Both sides on the same machine, in ``rounds`` alternating blocks (the machine's other load drifts alike
     for both): one move at a time, then ``concurrency`` games in flight (``moves`` moves in all, about, per
@@ -305,7 +305,7 @@ def bench(ctx: Any) -> dict[str, Any]:
     if modules is None:
         return {}
     quick = ctx.games < 20
-    f = measure_peer(modules, concurrency=16, moves=480 if quick else 3200, solo_moves=60 if quick else 300)
+    f = measure_peer(modules, concurrency=16, moves=480 if quick else 3200, solo_moves=60 if quick else 900)
     for side, name in (("bgio", "boardgame.io 0.50.2 (node, in memory)"), ("throne", "throne (AOF on)")):
         p = f"peer_{side}"
         cpu = ", ".join(f"{k.removeprefix(p + '_cpu_ms_per_move_')} {v}" for k, v in f.items() if "_per_move_" in k
