@@ -22,6 +22,7 @@ it first, so the check costs no round trip of its own.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -54,6 +55,55 @@ end
 redis.call('XADD', KEYS[2], '*', unpack(ARGV, 4))
 return 1
 """
+
+
+async def _exchange(conn: Any, packed: bytes) -> Any:
+    """Write ``packed`` (a submission, then a BLPOP) on the pooled connection ``conn`` and read both answers; the
+    BLPOP's. A refused submission is raised at once, its connection dropped (the BLPOP's answer is still due).
+
+    Written on the connection's own stream and read by its own parser, under one timeout (the socket timeout)
+    for the exchange: redis-py's send and read ran the write in a task of its own (``wait_for``) and each read
+    under a timeout of its own, several times the CPU of the exchange itself. The same errors as redis-py's own
+    way: a closed or failing connection is ``ConnectionError`` (retried by the caller), no answer in time
+    ``TimeoutError``; on any failure the connection is dropped, never pooled with answers still due."""
+    if not conn.is_connected:
+        await conn.connect()
+    writer, parser = getattr(conn, "_writer", None), getattr(conn, "_parser", None)
+    if writer is None or not hasattr(parser, "read_response"):  # (a redis-py without them: its own way)
+        await conn.send_packed_command(packed)
+        try:
+            await conn.read_response()
+        except redis.ResponseError:
+            await conn.disconnect()
+            raise
+        return await conn.read_response()
+    try:
+        async with asyncio.timeout(conn.socket_timeout):
+            writer.write(packed)
+            first = await parser.read_response()  # the entry id (or the script's 1 or 0)
+            if isinstance(first, redis.ResponseError):
+                await conn.disconnect()
+                raise first
+            got = await parser.read_response()
+    except TimeoutError:
+        await conn.disconnect(nowait=True)
+        raise redis.TimeoutError(f"Timeout reading from {_where(conn)}") from None
+    except OSError as exc:
+        await conn.disconnect(nowait=True)
+        raise redis.ConnectionError(f"Error while reading from {_where(conn)}: {exc}") from exc
+    except redis.ResponseError:
+        raise
+    except BaseException:
+        await conn.disconnect(nowait=True)
+        raise
+    if isinstance(got, redis.ResponseError):
+        raise got
+    return got
+
+
+def _where(conn: Any) -> str:
+    host = getattr(conn, "host", None)
+    return f"{host}:{getattr(conn, 'port', '')}" if host else str(getattr(conn, "path", "redis"))
 
 
 class Refused(Exception):
@@ -175,13 +225,7 @@ class AsyncBus:
         conn = await pool.get_connection()
 
         async def round_trip() -> Any:
-            await conn.send_packed_command(packed)
-            try:
-                await conn.read_response()  # the entry id (or the script's 1 or 0)
-            except redis.ResponseError:
-                await conn.disconnect()
-                raise
-            return await conn.read_response()
+            return await _exchange(conn, packed)
 
         async def on_failure(_: BaseException) -> None:
             await conn.disconnect()
