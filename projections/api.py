@@ -84,7 +84,7 @@ from projections.audit_queries import AuditQueries
 from projections.board_queries import BoardQueries
 from projections.export import export_lines
 from projections.feed_queries import SeatFeedQueries
-from projections.history import BadSeat, BadVersion, ReadModelError, UnknownGame
+from projections.history import BadPage, BadSeat, BadVersion, ReadModelError, UnknownGame
 from projections.scoreboard_model import scoreboard_doc
 from projections.store import WIN_UNITS
 from projections.verify import VerifyError, verify_game
@@ -106,12 +106,6 @@ class UnknownGameName(ReadModelError):
     """No game of that name is installed (a leaderboard is per game name)."""
 
     code = "unknown_game_name"
-
-
-class BadPage(ReadModelError):
-    """A page outside the bounds: ``offset`` >= 0, 1 <= ``limit`` <= :data:`MAX_PAGE`."""
-
-    code = "bad_page"
 
 
 class ReadModels(BoardQueries, AuditQueries, SeatFeedQueries):
