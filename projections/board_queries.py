@@ -29,7 +29,7 @@ class BoardQueries(ReadBase):
             "next": version + 1 if version < game.version else None,
             "seat": seat,
             **self._step(game, version, event, state, seat, final, view=True, board=True),
-            "fairness": self._fairness_at(game, final if final is not None else state),
+            "fairness": self._fairness_at(game, final if final is not None else state, final),
         }
 
     def replay_all(
@@ -54,6 +54,8 @@ class BoardQueries(ReadBase):
             # A fold that reached the end holds the last state: every step's secrets are told as of it.
             final = span.last_state if last == game.version else self.history.final(game)
             self.history.keep_final(game, final)
+        # The game's last state, when in hand (an ended game's, or the fold reached the end).
+        latest = final if final is not None else span.last_state if last == game.version else None
         steps = [
             self._step(game, stored.version, event, state, seat, final, view=views, board=boards)
             for stored, event, state in span.steps
@@ -65,9 +67,7 @@ class BoardQueries(ReadBase):
             "over": game.finished,
             "after": after,
             "next": last if last < game.version else None,
-            "fairness": self._fairness_at(
-                game, final if final is not None else span.last_state, span.last_state if last == game.version else None
-            ),
+            "fairness": self._fairness_at(game, final if final is not None else span.last_state, latest),
             "board_text": game.presenter.render_text(span.last_state, seat, final),
             "steps": steps,
         }
