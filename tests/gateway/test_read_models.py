@@ -15,7 +15,6 @@ from services.bench.scripts import record_games
 from services.client import ServiceClient
 from tests.gateway.bots import play_http
 from tests.gateway.conftest import Served, error_of, new_game, redis_url, serve, walk  # noqa: F401 - fixture
-from tests.projections.helpers import with_refusals
 from tests.waiting import patient
 
 pytestmark = pytest.mark.redis
@@ -163,7 +162,7 @@ def refused(served: Served) -> dict[str, Any]:
     bus: the gateway reads it as any other), and the tokens of its seats."""
     script = record_games("shadow", 1, seed=4, players=4)[0]
     gid = f"whole-{uuid.uuid4().hex[:8]}"
-    envelopes = with_refusals(script, gid)
+    envelopes = script.with_refusals(gid)
     client = ServiceClient(served.redis, served.layout)
     client.submit_many(envelopes)
     for env in envelopes:

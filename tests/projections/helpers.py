@@ -16,11 +16,10 @@ import redis
 from projections.models import ALL_MODELS
 from projections.runner import ProjectionWorker, RunnerConfig
 from projections.store import MODELS, RMKeys
-from services.bench.scripts import GameScript, record_games
+from services.bench.scripts import record_games
 from services.bus.envelope import CommandEnvelope, CreateEnvelope, seat_key
 from services.bus.keys import Layout
 from services.client import ServiceClient
-from services.rules.registry import get_game
 from services.worker.rules_worker import RulesWorker
 from tests.service.conftest import FAST, ROOT, Backend, WorkerProcess
 from tests.service.helpers import scripted_batch, wait_for
@@ -171,38 +170,3 @@ def spawn_projections(url: str, layout: Layout, *extra: str, env: dict[str, str]
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     full_env.pop("REDIS_URL", None)
     return WorkerProcess(subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL))
-
-
-def with_refusals(script: GameScript, game_id: str, upto: int | None = None) -> list[CreateEnvelope | CommandEnvelope]:
-    """The creation and the commands of ``script`` (the first ``upto`` commands; None: all, to its end) for a game
-    called ``game_id``, with commands the referee refuses among them: before every 7th command, the same move
-    from a seat the game does not wait for (the rules refuse it); before every 11th, the command sent with a
-    version one behind (the service refuses it: stale). The refusals change nothing, so the game goes as the
-    script says."""
-    rules = get_game(script.game_name).rules
-    state = rules.fold(rules.start(script.players, {}, script.seed))
-    create, commands = script.envelopes(game_id)
-    out: list[CreateEnvelope | CommandEnvelope] = [create]
-    for i, command in enumerate(commands[:upto]):
-        expected = command.expected_version or 0
-        idle = [seat for seat in range(len(script.players)) if seat not in rules.awaited(state)]
-        if i % 7 == 3 and idle:
-            other = idle[i % len(idle)]
-            out.append(
-                CommandEnvelope.signed(
-                    seat_key(script.token(game_id, other)), command_id=f"{game_id}-turn{i}", game_id=game_id,
-                    seat=other, expected_version=expected, payload={**command.payload, "seat": other},
-                )
-            )  # fmt: skip
-        if i % 11 == 5 and expected > 0:
-            out.append(
-                CommandEnvelope.signed(
-                    seat_key(script.token(game_id, command.seat)), command_id=f"{game_id}-stale{i}",
-                    game_id=game_id, seat=command.seat, expected_version=expected - 1, payload=command.payload,
-                )
-            )  # fmt: skip
-        out.append(command)
-        decided = rules.decide(state, rules.parse_command({**command.payload, "seat": command.seat}))
-        assert isinstance(decided, list), decided
-        state = rules.fold(decided, state)
-    return out

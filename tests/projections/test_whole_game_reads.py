@@ -24,7 +24,6 @@ from services.store.eventstore import read_events
 from services.worker.rules_worker import RulesWorker
 from tests.conformance.harness import as_json, json_shows, text_shows
 from tests.games.shadow.support import PRESENTER, RULES
-from tests.projections.helpers import with_refusals
 from tests.service.conftest import redis_url  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.redis
@@ -54,7 +53,7 @@ def stored(redis_url: str) -> Iterator[Stored]:  # noqa: F811 - the imported fix
     r = redis.Redis.from_url(redis_url)
     script = record_games("shadow", 1, seed=4, players=4)[0]
     client = ServiceClient(redis.Redis.from_url(redis_url), layout)
-    client.submit_many([*with_refusals(script, "wg-over"), *with_refusals(script, "wg-live", upto=60)])
+    client.submit_many([*script.with_refusals("wg-over"), *script.with_refusals("wg-live", upto=60)])
     worker = RulesWorker(redis.Redis.from_url(redis_url), range(layout.shards), layout=layout)
     worker.run_until_idle()
     worker.release()
