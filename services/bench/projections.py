@@ -244,7 +244,8 @@ def measure_whole_game(url: str, scripts: list[GameScript], runs: int = 5) -> di
             ProjectionWorker(redis.Redis.from_url(url), model(), layout=layout).run_until_idle()
         if not all(r.hget(layout.meta(layout.shard_of(g), g), "status") == b"over" for g in games):
             raise RuntimeError("a benchmark game did not finish")
-        gid = games[0]
+        versions = {g: int(r.hget(layout.meta(layout.shard_of(g), g), "version") or 0) for g in games}
+        gid = max(games, key=versions.__getitem__)  # the longest of the games
         counted = redis.Redis(connection_pool=redis.ConnectionPool.from_url(url, connection_class=_Counted))
         counted.ping()
 
@@ -261,7 +262,7 @@ def measure_whole_game(url: str, scripts: list[GameScript], runs: int = 5) -> di
         ):
             ms, trips = _timed(fn, runs)
             figures[f"{name}_ms"], figures[f"{name}_round_trips"] = round(ms, 1), trips
-        last = int(r.hget(layout.meta(layout.shard_of(gid), gid), "version") or 0)
+        last = versions[gid]
         figures["replay_game_events"] = last
         models = fresh()
         ms, trips = _timed(lambda: [models.replay(gid, v) for v in range(1, last + 1)], 1)
