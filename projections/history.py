@@ -70,7 +70,7 @@ class BadPage(ReadModelError):
 @dataclass(frozen=True, slots=True)
 class Span:
     """A game over versions ``first..last`` by one fold: ``state`` after ``first``, then per event ``first + 1..
-    last`` the recorded event, it parsed, and the state after it."""
+    last`` the recorded event, the event parsed, and the state after it."""
 
     first: int
     state: Any
@@ -194,10 +194,12 @@ class History:
         return self.repo.events(game.game_id, after=first - 1, upto=last)
 
     def commands(self, game: Game) -> list[StoredCommand]:
-        """The game's command log (one read: the metadata already said whether it is archived)."""
+        """The game's command log: one read, the metadata having said whether it is archived (a hot log is never
+        empty, it holds the creation: an empty one was archived since, and is read as the store reads it)."""
         if game.archived:
             return self._archive(game)[1]
-        return [command_from_entry(eid, f) for eid, f in self.r.xrange(self.layout.commands(game.shard, game.game_id))]
+        entries = self.r.xrange(self.layout.commands(game.shard, game.game_id))
+        return [command_from_entry(eid, f) for eid, f in entries] if entries else self.repo.commands(game.game_id)
 
     def _base(self, game: Game, version: int) -> tuple[Any, int]:
         """The state at the replay model's nearest snapshot at or below ``version``, and its version (the

@@ -88,8 +88,10 @@ function route() {
   return lobbyPage();
 }
 window.addEventListener("hashchange", () => { route(); main.focus({ preventScroll: true }); });
-window.addEventListener("DOMContentLoaded", route);
-if (document.readyState !== "loading") route();
+// Once: a module runs when the document is parsed already (then DOMContentLoaded is still to come, and routing on
+// both drew every page twice, with every request made twice).
+if (document.readyState === "loading") window.addEventListener("DOMContentLoaded", route);
+else route();
 
 // --- lobby ------------------------------------------------------------------------------------------------
 async function lobbyPage() {
