@@ -94,7 +94,7 @@ class AuditQueries(ReadBase):
         done = entries[-1]["version"] if entries else first - 1
         log = {c.command_id: c for c in commands}
         # The audit model is behind (or not running): the rest straight from the store, composed alike.
-        behind = [] if refused_only or done >= last else events[done:last]
+        behind = [] if refused_only else [e for e in events if done < e.version <= last]
         labelled = [cmd for e in behind if (cmd := _command_of(log, e)) is not None]
         span = self._positions(game, refused, labelled, events)
         entries += self._from_store(game, behind, log, span, reference)
