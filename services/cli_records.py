@@ -34,11 +34,10 @@ def _read_model_call(fn: Callable[[], Any]) -> tuple[int, Any]:
         return 2, None
 
 
-def cmd_replay(args: argparse.Namespace, out: TextIO, models: Any = None) -> int:
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """The game event by event as a seat (or a spectator) may see it, and the board: the whole game in one read
-    of its events and one fold (``ReadModels.replay_all``), or the one step at ``--version``. ``models``: the
-    read models to ask (default: those of REDIS_URL)."""
-    models = models or _read_models()
+    of its events and one fold (``ReadModels.replay_all``), or the one step at ``--version``."""
+    models = _read_models()
     if args.version is not None:
         code, step = _read_model_call(lambda: models.replay(args.game, args.version, args.seat))
         if step is not None:
@@ -59,13 +58,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, models: Any = None) -> int
     return 0
 
 
-def cmd_audit(args: argparse.Namespace, out: TextIO, models: Any = None) -> int:
+def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     """Why each event (or the one at VERSION) happened, and every refused command: sender, times, rulings with
-    their texts, inputs (``--refused``: the refused commands alone). One read of each key whatever the length;
-    ``models`` as in :func:`cmd_replay`."""
+    their texts, inputs (``--refused``: the refused commands alone). One read of each key whatever the length."""
     from projections.audit_model import who_sent
 
-    models = models or _read_models()
+    models = _read_models()
     refused = bool(args.refused)
     code, audit = _read_model_call(lambda: models.audit(args.game, args.version, refused_only=refused))
     if audit is None:
