@@ -61,7 +61,14 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def running_gateway(url: str, layout: Layout, limited: bool = False) -> Iterator[str]:
     """``python -m services.gateway`` on a free loopback port (no rate limit unless ``limited``: then the
-    defaults), until the block ends."""
+    defaults), until the block ends; yields its base URL."""
+    with gateway_process(url, layout, limited) as (base, _):
+        yield base
+
+
+@contextlib.contextmanager
+def gateway_process(url: str, layout: Layout, limited: bool = False) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """:func:`running_gateway`, yielding the process too (its CPU is read from /proc by services/bench/peer.py)."""
     port = _free_port()
     unlimited = [
         "--rate", "1e9", "--burst", "1000000000", "--address-rate", "1e9", "--address-burst", "1000000000",
@@ -87,7 +94,7 @@ def running_gateway(url: str, layout: Layout, limited: bool = False) -> Iterator
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError("the gateway process did not start")
             time.sleep(0.05)
-        yield base
+        yield base, proc
     finally:
         proc.terminate()
         try:

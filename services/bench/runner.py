@@ -24,6 +24,7 @@ OPTIONAL_SECTION_MODULES = (
     "services.bench.projections",
     "services.bench.webhooks",
     "services.bench.timer",
+    "services.bench.peer",
 )
 # A game's own sections, by game name: they measure that game's internals (its bots), so they live here, in the
 # measuring tool, not in the game (a game imports no benchmark).

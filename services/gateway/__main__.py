@@ -11,7 +11,6 @@ reach: it then runs a rules worker, the bots and the projection workers in its o
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import signal
@@ -35,6 +34,7 @@ from services.gateway.protocol import server_config
 from services.log import configure, get_logger
 from services.metrics import endpoint as metrics
 from services.metrics import roles
+from services.process import tune_gc
 from services.webhooks.config import allow_private_from_env
 from services.worker.rules_worker import RulesWorker
 
@@ -139,24 +139,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         for thread in threads:
             thread.join(10)
     return 0
-
-
-GC_GEN0_THRESHOLD = 20_000
-"""Allocations between two young-generation collections (CPython's default: 700)."""
-
-
-def tune_gc() -> None:
-    """Keep the cyclic garbage collector off what lives for the whole process, and run it less often.
-
-    Everything loaded so far (modules, the app, its routes and schemas) is frozen out of the collector's scans;
-    a request allocates thousands of short-lived containers, and at CPython's default threshold the collector
-    ran several times per request (a tenth of the gateway's CPU). Reference counting still frees almost
-    everything at once; the collector is only for cycles, which a larger young generation merely delays.
-    """
-    gc.collect()
-    gc.freeze()
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(GC_GEN0_THRESHOLD, older, oldest)
 
 
 class _Server(uvicorn.Server):

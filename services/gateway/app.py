@@ -24,6 +24,7 @@ from services.gateway.docs import install_docs
 from services.gateway.errors import install_handlers
 from services.gateway.fanout import FeedHub
 from services.gateway.feed import router as feed_router
+from services.gateway.game_routes import put_command_route_first
 from services.gateway.games import Directory
 from services.gateway.limits import BodySizeLimit, ByteBudget, Limits, RateLimit, TokenBuckets
 from services.gateway.lobby import Lobby, seat_key_from_env
@@ -137,6 +138,7 @@ def create_app(
     app.state.reads = Reads(PageCache(limits.page_cache_bytes), ReadGate(limits.read_slots, limits.read_queue), budget)
     install_handlers(app)
     app.include_router(router)
+    put_command_route_first(app)
     app.include_router(lobby_router)
     app.include_router(feed_router)
     app.include_router(webhooks_router)

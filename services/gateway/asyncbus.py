@@ -15,7 +15,9 @@ connection Redis closed), and a timeout never: redis-py's default (ten retries w
 request for many times the timeout, where the client is better told 503 and when to come back.
 
 On a single Redis, :meth:`AsyncBus.submit_and_wait` sends a command's XADD and the first BLPOP on its reply in one
-write (a pipeline: one round trip and one wake-up of the gateway fewer per command than XADD, then BLPOP).
+write (a pipeline: one round trip and one wake-up of the gateway fewer per command than XADD, then BLPOP); given a
+hash field that refuses the command (``unless``: a seat whose player left), the XADD runs in a script that checks
+it first, so the check costs no round trip of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import time
 from typing import Any
 
 import fakeredis
+import hiredis
 import redis
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
@@ -38,6 +41,23 @@ from services.store.eventstore import event_id, version_of
 SOCKET_TIMEOUT = 5.0
 """Seconds the gateway waits for any Redis answer before it calls Redis unavailable (503)."""
 _BLPOP_SLICE = 1.0
+_REFUSED = b"!refused"
+# XADD the command unless a hash field is set; refused, the script pushes a mark on the reply list instead, so
+# that the BLPOP sent in the same write returns at once (KEYS: hash, stream, reply; ARGV: field, mark, ttl ms,
+# then the entry's field/value pairs). Sent as EVAL, not EVALSHA: a NOSCRIPT would leave that BLPOP waiting.
+_SUBMIT_UNLESS = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('RPUSH', KEYS[3], ARGV[2])
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+  return 0
+end
+redis.call('XADD', KEYS[2], '*', unpack(ARGV, 4))
+return 1
+"""
+
+
+class Refused(Exception):
+    """The command was not submitted: the hash field its submission was made ``unless`` is set."""
 
 
 def async_twin(client: redis.Redis, socket_timeout: float | None = None) -> Any:
@@ -112,30 +132,52 @@ class AsyncBus:
             return known
         return conflict_outcome(env.command_id, env.game_id, self.layout.shard_of(env.game_id), env.digest())
 
-    async def submit_and_wait(self, env: CommandEnvelope, timeout: float) -> Outcome | None:
-        """:meth:`submit`, then :meth:`wait`; on a single Redis the XADD and the first BLPOP go in one write."""
+    @property
+    def pipelined(self) -> bool:
+        """Whether a submission and the first wait on its reply go in one write (a single Redis)."""
+        return self._pipelined
+
+    async def submit_and_wait(
+        self, env: CommandEnvelope, timeout: float, unless: tuple[str, str] | None = None
+    ) -> Outcome | None:
+        """:meth:`submit`, then :meth:`wait`; on a single Redis the XADD and the first BLPOP go in one write.
+
+        ``unless``: (hash key, field): when that field is set the command is not submitted and :class:`Refused`
+        is raised; checked in the same script as the XADD (only where :attr:`pipelined`)."""
         if not self._pipelined:
+            if unless is not None:
+                raise ValueError("unless= needs a single Redis (see pipelined)")
             await self.submit(env)
             return await self.wait(env, timeout)
         deadline = time.monotonic() + timeout
-        got = await self._xadd_blpop(env, self._reply_key(env), self._slice(deadline))
+        got = await self._xadd_blpop(env, self._reply_key(env), self._slice(deadline), unless)
+        if unless is not None and got is not None and got[1] == _REFUSED:
+            raise Refused(unless[1])
         return await self._outcome_after(env, deadline, got)
 
-    async def _xadd_blpop(self, env: CommandEnvelope, reply: str, block: float) -> Any:
-        """XADD the command and BLPOP its reply list (up to ``block`` seconds) on one connection, in one write;
-        the BLPOP's answer. A refused XADD (e.g. Redis out of memory) is raised at once: its connection, with
-        the BLPOP's answer still to come, is dropped instead of being waited on."""
+    async def _xadd_blpop(
+        self, env: CommandEnvelope, reply: str, block: float, unless: tuple[str, str] | None = None
+    ) -> Any:
+        """XADD the command (in :data:`_SUBMIT_UNLESS` when ``unless``) and BLPOP its reply list (up to ``block``
+        seconds) on one connection, in one write; the BLPOP's answer. A refused XADD (e.g. Redis out of memory)
+        is raised at once: its connection, with the BLPOP's answer still to come, is dropped instead of being
+        waited on."""
         fields = [item for pair in env.to_fields().items() for item in pair]
+        stream = self.layout.cmds(self.layout.shard_of(env.game_id))
+        if unless is None:
+            submit: tuple[Any, ...] = ("XADD", stream, "*", *fields)
+        else:
+            key, field = unless
+            submit = ("EVAL", _SUBMIT_UNLESS, 3, key, stream, reply, field, _REFUSED, 60_000, *fields)
+        # Packed by hiredis itself: redis-py's packer encodes each argument in Python first.
+        packed = hiredis.pack_command(submit) + hiredis.pack_command(("BLPOP", reply, block))
         pool = self.r.connection_pool
         conn = await pool.get_connection()
-        packed = conn.pack_commands(
-            [("XADD", self.layout.cmds(self.layout.shard_of(env.game_id)), "*", *fields), ("BLPOP", reply, block)]
-        )
 
         async def round_trip() -> Any:
             await conn.send_packed_command(packed)
             try:
-                await conn.read_response()  # the entry id
+                await conn.read_response()  # the entry id (or the script's 1 or 0)
             except redis.ResponseError:
                 await conn.disconnect()
                 raise

@@ -9,10 +9,13 @@ them). Other blocking work (loading a game not cached yet, read models, views) r
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import redis
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -24,13 +27,13 @@ from services.bus.client import BusClient, new_id
 from services.bus.envelope import CommandEnvelope, Outcome, seat_key, summarize
 from services.bus.keys import Layout
 from services.gateway import errors as E
-from services.gateway.asyncbus import AsyncBus
+from services.gateway.asyncbus import AsyncBus, Refused
 from services.gateway.errors import ApiError
 from services.gateway.games import Directory, GameInfo, History, NoSuchGame, Position, label_of, seat_event
 from services.gateway.limits import Limits
 from services.gateway.lobby import Lobby, seat_key_from_env
 from services.gateway.models import CommandResult, LegalCommand, NarratedEvent, SeatEvent, SeatView
-from services.gateway.narration import narrate
+from services.gateway.narration import Narrated, narrate
 from services.log import get_logger
 
 # HTTP status of a rejection, by code; every other code (the game's own: not_your_turn, ...) is 409.
@@ -71,6 +74,21 @@ class Gateway:
         if known is not None:
             return known
         return await run_in_threadpool(self.info_sync, game_id)
+
+    async def warm(self, game_id: str) -> None:
+        """Before a command of a game not cached here yet: its position (and so its info) loaded in one hop to
+        the thread pool, so that the command's answer only folds the events of its reply; else the info takes
+        one hop and reading the game back for the answer another. Redis failing is raised as the info's read
+        would raise it; whatever else fails here (no such game, rules or events that do not load) is left for
+        the command's own way to answer, as it always did."""
+        if self.directory.cached_info(game_id) is not None:
+            return
+        try:
+            await run_in_threadpool(self.directory.position, game_id)
+        except (redis.RedisError, OSError):
+            raise
+        except Exception:  # answered by the command's own way (see above)
+            pass
 
     def info_sync(self, game_id: str) -> GameInfo:
         """:meth:`info` for the thread pool."""
@@ -237,11 +255,19 @@ class Gateway:
         """
         started = time.perf_counter()
         shard = self.layout.shard_of(env.game_id)
-        if await self.bus.r.hexists(self.layout.seats(shard, env.game_id), f"left.{env.seat}"):
-            raise ApiError(403, E.SEAT_LEFT, f"seat {env.seat}'s player left the game: a bot plays it now")
-        outcome = None if fresh else await self.bus.known(env)
-        if outcome is None:
-            outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
+        left = (self.layout.seats(shard, env.game_id), f"left.{env.seat}")
+        if fresh and self.bus.pipelined:
+            # The seat's check goes in the submission's own write (no round trip of its own).
+            try:
+                outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout, unless=left)
+            except Refused:
+                raise _seat_left(env.seat) from None
+        else:
+            if await self.bus.r.hexists(*left):
+                raise _seat_left(env.seat)
+            outcome = None if fresh else await self.bus.known(env)
+            if outcome is None:
+                outcome = await self.bus.submit_and_wait(env, self.limits.command_timeout)
         ms = round((time.perf_counter() - started) * 1000, 2)
         if outcome is None:
             self.log.warning("gateway.timeout", game=env.game_id, cid=env.command_id, shard=shard, ms=ms)
@@ -260,6 +286,40 @@ class Gateway:
     async def result(self, outcome: Outcome, seat: int) -> CommandResult:
         """An accepted outcome with its events as ``seat`` sees them, each narrated as that seat may know it;
         a refusal raised as a typed error."""
+        pos, first, narrated = await self._narrated(outcome, seat)
+        return CommandResult(
+            game=pos.name,
+            command_id=outcome.command_id,
+            first_version=first,
+            version=outcome.version or 0,
+            over=outcome.over,
+            events=[NarratedEvent(version=n.version, event=n.event, text=n.text, quiet=n.quiet) for n in narrated],
+        )
+
+    async def result_json(self, outcome: Outcome, seat: int) -> bytes:
+        """:meth:`result` as the JSON body of its answer, the same bytes as the :class:`CommandResult` model's,
+        written straight from the narrated events: the models' validation and serialization cost more than
+        the redaction and narration they carry (an event the plain encoder can not write takes the models'
+        way)."""
+        pos, first, narrated = await self._narrated(outcome, seat)
+        body = {
+            "status": "accepted",
+            "game": pos.name,
+            "command_id": outcome.command_id,
+            "first_version": first,
+            "version": outcome.version or 0,
+            "over": outcome.over,
+            "events": [{"version": n.version, "event": n.event, "text": n.text, "quiet": n.quiet} for n in narrated],
+        }
+        if all(_plain_json(n.event) for n in narrated):
+            with contextlib.suppress(TypeError):  # (an int beyond 64 bits, which the models write)
+                return orjson.dumps(body)
+        result = CommandResult.model_validate(body)
+        return result.__pydantic_serializer__.to_json(result, by_alias=True)
+
+    async def _narrated(self, outcome: Outcome, seat: int) -> tuple[Position, int, list[Narrated]]:
+        """The position after an accepted command, its first version and its events narrated for ``seat``; a
+        refusal raised as a typed error."""
         if not outcome.accepted:
             raise rejection_error(outcome)
         first = outcome.first_version or (outcome.version or 0) + 1
@@ -267,18 +327,9 @@ class Gateway:
         pos, items = answered if answered is not None else await self.history_async(outcome.game_id, first - 1)
         last = outcome.version
         own = items if last is None else [item for item in items if item[0] <= last]
-        shown = [e.event for e in self.seat_events(pos, own, seat)]
-        return CommandResult(
-            game=pos.name,
-            command_id=outcome.command_id,
-            first_version=first,
-            version=outcome.version or 0,
-            over=outcome.over,
-            events=[
-                NarratedEvent(version=n.version, event=n.event, text=n.text, quiet=n.quiet)
-                for n in narrate(pos.plugin, pos, own, seat, shown)
-            ],
-        )
+        game, over = pos.plugin, pos.over
+        shown = [seat_event(game, event, seat, pos.state if over else state) for _, event, state in own]
+        return pos, first, narrate(game, pos, own, seat, shown)
 
     async def _from_reply(self, outcome: Outcome, first: int) -> tuple[Position, History] | None:
         """The game after an accepted command, from the events its reply carries: the cached position moved on
@@ -300,6 +351,24 @@ class Gateway:
             pos = directory.keep(moved)
         items = pos.recent_after(first - 1)
         return None if items is None else (pos, items)
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` is made of what JSON itself holds (str keys; str, int, float, bool, None, list, tuple),
+    which the plain encoder writes as the models would; anything else (sets, models, dates...) takes the
+    models' way."""
+    kind = type(value)
+    if kind is dict:
+        return all(type(k) is str and _plain_json(v) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return all(_plain_json(v) for v in value)
+    if kind is float:
+        return math.isfinite(value)  # (the models write NaN and infinities as null, as orjson does, but say so)
+    return value is None or kind is str or kind is int or kind is bool
+
+
+def _seat_left(seat: int) -> ApiError:
+    return ApiError(403, E.SEAT_LEFT, f"seat {seat}'s player left the game: a bot plays it now")
 
 
 def rejection_error(outcome: Outcome) -> ApiError:

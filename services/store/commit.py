@@ -20,7 +20,7 @@ from typing import Any, Literal
 import orjson
 import redis
 
-from services.bus.connection import pipeline_by_slot
+from services.bus.connection import pipeline_packed
 from services.bus.faults import is_transient
 from services.bus.keys import GROUP, Layout
 from services.store.scripts import Scripts
@@ -158,7 +158,7 @@ class CommitStore:
             keys = self._keys(req)
             commands.append((keys[0], ("EVALSHA", sha, len(keys), *keys, *self._args(req))))
         out: list[CommitResult] = []
-        for res in pipeline_by_slot(self.r, commands):
+        for res in pipeline_packed(self.r, commands):
             if isinstance(res, Exception):
                 if isinstance(res, redis.exceptions.NoScriptError):
                     self.reload_scripts()

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from services.metrics import roles
-from services.process import ShardDeployment, run_shard_process
+from services.process import ShardDeployment, run_shard_process, tune_gc
 from services.worker.rules_worker import RulesWorker, WorkerConfig
 
 
@@ -46,6 +46,7 @@ def serve(d: ShardDeployment) -> int:
         archive_after_ms=args.archive_after_ms,
     )
     worker = RulesWorker(d.connect(), d.shards, layout=d.layout, config=config, worker_id=args.worker_id)
+    tune_gc()
     return d.serve_until_stopped(
         "rules-worker",
         lambda scraped: roles.rules_worker(scraped, d.layout, worker.shards, worker.stats, worker.leases),
