@@ -40,17 +40,28 @@ default game), players by their stable player id (a seat created without one is 
     {"game_id", "version", "last_version", "previous": int|None, "next": int|None, "seat",
      "event": {...}|None (as that seat may see it), "event_text": str, "view": {...}, "board_text": str}
 
-``audit(game_id, version=None, seat=None)``: ``{"game_id", "entries": [entry]}`` (with ``version``: the event
-at it and the commands refused at it), every event and every refused command in the order they were judged
-(a refusal judged at version v comes after event v). An event's entry is ``{"kind": "event", "version",
-"event_type", "event", "rulings": [str], "ruling_texts": [{"id", "title", "text"}], "inputs": {...}, "at_ms",
-"cause": "opening"|"command"|"flow"|"unknown", "command": {"id", "kind", "seat", "sender", "payload", "label",
-"received_ms", "committed_ms", "outcome"}|None, "explanation": str, "sentence": str}`` (``flow``: the game's own
-flow recorded it, in the commit of ``command``); a refused command's is ``{"kind": "refusal", "version" (judged
-at), "code", "message" (as its sender was told), "rulings", "ruling_texts", "at_ms", "command": {...},
-"sentence"}``. The audit holds every secret (sealed votes, refused secret commands): show it to referees, or
-once a game is over. With ``seat``: ``{"game_id", "seat", "entries"}`` holding only that seat's refused
-commands (what the seat may know while the game runs).
+``replay_all(game_id, seat=None, *, after=0, limit=None, views=False, boards=False)``: every step of versions
+``after < v <= after + limit`` (``limit`` None: to the last) in one read of the events and one fold forward, each
+step the one ``replay`` answers at its version, as that seat may see it::
+
+    {"game_id", "seat", "last_version", "over": bool, "after", "next": int|None (the following page's ``after``),
+     "fairness": {...}|None, "board_text": str (the board after the last step),
+     "steps": [{"version", "event": {...}|None, "event_text": str, "view": {...} (with views),
+                "board_text": str (with boards)}]}
+
+``audit(game_id, version=None, seat=None, after=0, limit=None, refused_only=False)``: ``{"game_id", "entries":
+[entry]}`` (with ``version``: the event at it and the commands refused at it), every event and every refused
+command in the order they were judged (a refusal judged at version v comes after event v). An event's entry is
+``{"kind": "event", "version", "event_type", "event", "rulings": [str], "ruling_texts": [{"id", "title", "text"}],
+"inputs": {...}, "at_ms", "cause": "opening"|"command"|"flow"|"unknown", "command": {"id", "kind", "seat",
+"sender", "payload", "label", "received_ms", "committed_ms", "outcome"}|None, "explanation": str, "sentence":
+str}`` (``flow``: the game's own flow recorded it, in the commit of ``command``); a refused command's is ``{"kind":
+"refusal", "version" (judged at), "code", "message" (as its sender was told), "rulings", "ruling_texts", "at_ms",
+"command": {...}, "sentence"}``. The audit holds every secret (sealed votes, refused secret commands): show it to
+referees, or once a game is over. With ``seat``: ``{"game_id", "seat", "entries"}`` holding only that seat's
+refused commands (what the seat may know while the game runs). ``refused_only``: the refused commands alone (the
+answer says ``"only": "refused"``). ``limit``: one page of versions ``after < v <= after + limit``, with ``after``,
+``next``, ``last_version`` and ``over``. Either reads a constant few keys, however long the game.
 
 ``verify(game_id)``::
 
@@ -84,7 +95,7 @@ from projections.audit_queries import AuditQueries
 from projections.board_queries import BoardQueries
 from projections.export import export_lines
 from projections.feed_queries import SeatFeedQueries
-from projections.history import BadSeat, BadVersion, ReadModelError, UnknownGame
+from projections.history import BadPage, BadSeat, BadVersion, ReadModelError, UnknownGame
 from projections.scoreboard_model import scoreboard_doc
 from projections.store import WIN_UNITS
 from projections.verify import VerifyError, verify_game
@@ -106,12 +117,6 @@ class UnknownGameName(ReadModelError):
     """No game of that name is installed (a leaderboard is per game name)."""
 
     code = "unknown_game_name"
-
-
-class BadPage(ReadModelError):
-    """A page outside the bounds: ``offset`` >= 0, 1 <= ``limit`` <= :data:`MAX_PAGE`."""
-
-    code = "bad_page"
 
 
 class ReadModels(BoardQueries, AuditQueries, SeatFeedQueries):

@@ -5,8 +5,9 @@ from html import escape
 from typing import Any
 
 from projections.base import shown_text
-from projections.history import Game
+from projections.history import BadPage, BadVersion, Game
 from projections.read_base import ReadBase
+from services.rules.contract import Event
 
 
 class BoardQueries(ReadBase):
@@ -19,15 +20,7 @@ class BoardQueries(ReadBase):
         game.check_seat(seat)
         state, events = self.history.state_at(game, version)
         final = self.history.final(game)
-        rules, presenter = game.rules, game.presenter
-        shown: dict[str, Any] | None = None
-        text = "Before the first event."
-        if version >= 1:
-            event = events[-1]
-            parsed = rules.parse_event(event.data)
-            # The reader's moment: a finished game has no secrets left; a running one keeps them as of then.
-            shown = presenter.redact(parsed, seat, final if final is not None else state)
-            text = shown_text(presenter, parsed, shown, game.players) if shown is not None else "(not visible)"
+        event = game.rules.parse_event(events[-1].data) if version >= 1 else None
         return {
             "game_id": game_id,
             "version": version,
@@ -35,19 +28,80 @@ class BoardQueries(ReadBase):
             "previous": version - 1 if version > 0 else None,
             "next": version + 1 if version < game.version else None,
             "seat": seat,
-            "event": shown,
-            "event_text": text,
-            "view": presenter.replay_view(state, seat, final),
-            "board_text": presenter.render_text(state, seat, final),
-            "fairness": self._fairness_at(game, final if final is not None else state),
+            **self._step(game, version, event, state, seat, final, view=True, board=True),
+            "fairness": self._fairness_at(game, final if final is not None else state, final),
         }
 
-    def _fairness_at(self, game: Game, state: Any) -> dict[str, Any] | None:
+    def replay_all(
+        self, game_id: str, seat: int | None = None, *, after: int = 0, limit: int | None = None,
+        views: bool = False, boards: bool = False,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Every step of the replay as ``seat`` may see it, versions ``after < v <= after + limit`` (``limit``
+        None: to the last): the game's metadata and its events read once and folded forward once (from the
+        nearest snapshot at or below ``after``). Each step is :meth:`replay`'s at its version (its event, as
+        redacted for ``seat``, and its text; with ``views`` its view, with ``boards`` its board as text);
+        ``board_text`` is the board after the last step (see projections/api.py for the shape)."""
+        game = self.history.game(game_id)
+        game.check_seat(seat)
+        if not isinstance(after, int) or not 0 <= after <= game.version:
+            raise BadVersion(f"game {game_id} has versions 0..{game.version}, not {after}")
+        if limit is not None and not (isinstance(limit, int) and limit >= 1):
+            raise BadPage(f"limit must be at least 1, not {limit}")
+        last = game.version if limit is None else min(game.version, after + limit)
+        span = self.history.fold_span(game, after, last)
+        final = None
+        if game.finished:
+            # A fold that reached the end holds the last state: every step's secrets are told as of it.
+            final = span.last_state if last == game.version else self.history.final(game)
+            self.history.keep_final(game, final)
+        # The game's last state, when in hand (an ended game's, or the fold reached the end).
+        latest = final if final is not None else span.last_state if last == game.version else None
+        steps = [
+            self._step(game, stored.version, event, state, seat, final, view=views, board=boards)
+            for stored, event, state in span.steps
+        ]
+        return {
+            "game_id": game_id,
+            "seat": seat,
+            "last_version": game.version,
+            "over": game.finished,
+            "after": after,
+            "next": last if last < game.version else None,
+            "fairness": self._fairness_at(game, final if final is not None else span.last_state, latest),
+            "board_text": game.presenter.render_text(span.last_state, seat, final),
+            "steps": steps,
+        }
+
+    @staticmethod
+    def _step(
+        game: Game, version: int, event: Event | None, state: Any, seat: int | None, final: Any, *, view: bool,
+        board: bool,
+    ) -> dict[str, Any]:  # fmt: skip
+        """One step of a replay: event ``version`` (None at 0) as ``seat`` may see it, its text, and the view and
+        the board text after it when asked (``final``: the ended game's last state, else None)."""
+        presenter = game.presenter
+        shown: dict[str, Any] | None = None
+        text = "Before the first event."
+        if event is not None:
+            # The reader's moment: a finished game has no secrets left; a running one keeps them as of then.
+            shown = presenter.redact(event, seat, final if final is not None else state)
+            text = shown_text(presenter, event, shown, game.players) if shown is not None else "(not visible)"
+        step: dict[str, Any] = {"version": version, "event": shown, "event_text": text}
+        if view:
+            step["view"] = presenter.replay_view(state, seat, final)
+        if board:
+            step["board_text"] = presenter.render_text(state, seat, final)
+        return step
+
+    def _fairness_at(self, game: Game, state: Any, latest: Any = None) -> dict[str, Any] | None:
         """The public fairness of a game (practice table or not, the commitment) as of ``state``; before the
-        commitment is recorded (the first events of the opening), as of the game's last event."""
+        commitment is recorded (the first events of the opening), as of the game's last event (``latest``, its
+        state when the caller holds it, else read)."""
         shown = game.rules.fairness(state)
         if shown is None and game.version > 0:
-            shown = game.rules.fairness(self.history.state_at(game, game.version)[0])
+            if latest is None:
+                latest = self.history.state_at(game, game.version)[0]
+            shown = game.rules.fairness(latest)
         return shown
 
     def board_text(self, game_id: str, version: int | None = None, seat: int | None = None) -> str:

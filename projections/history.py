@@ -2,13 +2,15 @@
 events and command log (hot, or from its archive, decoded once and cached), and its state at any version.
 
 A state at version v starts from the replay model's nearest snapshot at or below v (every N events), so a seek
-folds fewer than N recorded events; rules are never re-run.
+folds fewer than N recorded events; rules are never re-run. A span of versions (a whole replay, the positions an
+audit labels its commands in) is one read of its events and one fold forward: :meth:`History.fold_span`.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +19,16 @@ import redis
 from projections.base import GameCtx
 from projections.store import RMKeys
 from services.bus.keys import Layout
-from services.rules.contract import GamePlugin, GameRules, Presenter
+from services.rules.contract import Event, GamePlugin, GameRules, Presenter
 from services.store import repository as repo_mod
-from services.store.eventstore import StoredCommand, StoredEvent, read_archive, read_archive_commands
+from services.store.eventstore import (
+    StoredCommand,
+    StoredEvent,
+    command_from_entry,
+    read_archive,
+    read_archive_commands,
+)
+from services.store.loaded import fold_records
 from services.store.meta import GameMeta
 from services.store.repository import GameRepository
 
@@ -50,6 +59,31 @@ class BadSeat(ReadModelError):
     """A seat that is not in the game."""
 
     code = "bad_seat"
+
+
+class BadPage(ReadModelError):
+    """A page outside its bounds (an offset, a limit)."""
+
+    code = "bad_page"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A game over versions ``first..last`` by one fold: ``state`` after ``first``, then per event ``first + 1..
+    last`` the recorded event, the event parsed, and the state after it."""
+
+    first: int
+    state: Any
+    steps: list[tuple[StoredEvent, Event, Any]]
+
+    def at(self, version: int) -> Any:
+        """The state after ``version`` (``first <= version <= last``)."""
+        return self.state if version == self.first else self.steps[version - self.first - 1][2]
+
+    @property
+    def last_state(self) -> Any:
+        """The state after the span's last version."""
+        return self.steps[-1][2] if self.steps else self.state
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,22 +194,50 @@ class History:
         return self.repo.events(game.game_id, after=first - 1, upto=last)
 
     def commands(self, game: Game) -> list[StoredCommand]:
-        """The game's command log."""
-        return self._archive(game)[1] if game.archived else self.repo.commands(game.game_id)
+        """The game's command log: one read, the metadata having said whether it is archived (a hot log is never
+        empty, it holds the creation: an empty one was archived since, and is read as the store reads it)."""
+        if game.archived:
+            return self._archive(game)[1]
+        entries = self.r.xrange(self.layout.commands(game.shard, game.game_id))
+        return [command_from_entry(eid, f) for eid, f in entries] if entries else self.repo.commands(game.game_id)
 
-    def state_at(self, game: Game, version: int) -> tuple[Any, list[StoredEvent]]:
-        """The state after ``version`` and the events folded to reach it (the last one is event ``version``)."""
+    def _base(self, game: Game, version: int) -> tuple[Any, int]:
+        """The state at the replay model's nearest snapshot at or below ``version``, and its version (the
+        initial state at 0 when there is none; no read below the first snapshot's version)."""
         rules = game.rules
         every = self.snapshot_every
         top = (version // every) * every
         # The nearest snapshot at or below, or a few below it (a replay model still catching up on a live game).
         bases = [b for b in range(top, max(0, top - 4 * every), -every) if b > 0]
         snaps = self.r.hmget(self.keys.replay_snaps(game.game_id), bases) if bases else []
-        state, start = rules.initial_state(), 0
         for base, snap in zip(bases, snaps, strict=True):
             if snap is not None:
-                state, start = rules.restore(snap), base
-                break
+                return rules.restore(snap), base
+        return rules.initial_state(), 0
+
+    def fold_span(self, game: Game, first: int, last: int, events: Sequence[StoredEvent] | None = None) -> Span:
+        """The game over versions ``first..last`` (``0 <= first <= last``): one read of the events from the
+        nearest snapshot at or below ``first`` to ``last`` (none when ``events``, the game's recorded events from
+        version 1 on, are in hand already), folded forward once; rules are never re-run."""
+        state, start = self._base(game, first)
+        if events is None:
+            events = self.events(game, start + 1, last)
+        records = [e for e in events if start < e.version <= last]
+        folded: list[tuple[int, Event, Any]] = []
+        state_first = state
+        # One fold keeps every state after ``first``: the states are values, each event makes a new one.
+        fold_records(game.rules, state, start, ((e.version, e.data) for e in records), folded, game_id=game.game_id)
+        if len(folded) != last - start:
+            raise BadVersion(f"events {start + 1}..{last} of game {game.game_id} are not all in the store")
+        if first > start:
+            state_first = folded[first - start - 1][2]
+        steps = [(stored, event, after) for stored, (_, event, after) in zip(records, folded, strict=True)]
+        return Span(first, state_first, steps[first - start :])
+
+    def state_at(self, game: Game, version: int) -> tuple[Any, list[StoredEvent]]:
+        """The state after ``version`` and the events folded to reach it (the last one is event ``version``)."""
+        rules = game.rules
+        state, start = self._base(game, version)
         # Fetch from ``start`` (or the event itself when the snapshot sits on it) to show event ``version``.
         events = self.events(game, min(start + 1, max(version, 1)), version)
         state, _ = self.repo.fold(rules, state, start, ((e.version, e.data) for e in events), game_id=game.game_id)
@@ -192,8 +254,12 @@ class History:
             if key in self._finals:
                 return self._finals[key]
         state, _ = self.state_at(game, game.version)
+        self.keep_final(game, state)
+        return state
+
+    def keep_final(self, game: Game, state: Any) -> None:
+        """Remember ``state`` as the last state of the ended ``game`` (a fold that reached its end has it)."""
         with self._lock:
-            self._finals[key] = state
+            self._finals[(game.game_id, game.version)] = state
             while len(self._finals) > 256:
                 self._finals.popitem(last=False)
-        return state

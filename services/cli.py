@@ -5,7 +5,7 @@
     throne play [--game G] [--seat 0] [--players N] [--bots KIND] [--seed N] [--name NAME] [--local]
     throne play --game-id ID --token TOKEN [--local]
     throne replay GAME [--version V] [--seat S] [--board]
-    throne audit GAME [VERSION] [--json]
+    throne audit GAME [VERSION] [--refused] [--json]
     throne verify GAME [--json] | --all [--shards SPEC] [--processes N] [--json]
     throne export GAME [-o OUTPUT]
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
@@ -230,6 +230,7 @@ def parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="why each event happened: command, sender, time, rulings (needs REDIS_URL)")
     audit.add_argument("game", help="the game id")
     audit.add_argument("version", nargs="?", type=int, default=None, help="only the event at this version")
+    audit.add_argument("--refused", action="store_true", help="only the refused commands (who, when, why)")
     audit.add_argument("--json", action="store_true", help="the audit as one JSON object")
 
     verify = sub.add_parser("verify", help="re-run a game's commands through the current rules (needs REDIS_URL)")

@@ -35,7 +35,8 @@ def _read_model_call(fn: Callable[[], Any]) -> tuple[int, Any]:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
-    """The game event by event as a seat (or a spectator) may see it, and the board."""
+    """The game event by event as a seat (or a spectator) may see it, and the board: the whole game in one read
+    of its events and one fold (``ReadModels.replay_all``), or the one step at ``--version``."""
     models = _read_models()
     if args.version is not None:
         code, step = _read_model_call(lambda: models.replay(args.game, args.version, args.seat))
@@ -43,48 +44,55 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
             print(f"{step['version']:5d}  {step['event_text']}", file=out)
             print(step["board_text"], file=out)
         return code
-    code, step = _read_model_call(lambda: models.replay(args.game, 0, args.seat))
-    if step is None:
+    code, whole = _read_model_call(lambda: models.replay_all(args.game, args.seat, boards=args.board))
+    if whole is None:
         return code
-    for version in range(1, int(step["last_version"]) + 1):
-        step = models.replay(args.game, version, args.seat)
-        print(f"{version:5d}  {step['event_text']}", file=out)
+    lines = []
+    for step in whole["steps"]:
+        lines.append(f"{step['version']:5d}  {step['event_text']}")
         if args.board:
-            print(step["board_text"], file=out)
+            lines.append(step["board_text"])
     if not args.board:
-        print(step["board_text"], file=out)
+        lines.append(whole["board_text"])
+    print("\n".join(lines), file=out)
     return 0
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     """Why each event (or the one at VERSION) happened, and every refused command: sender, times, rulings with
-    their texts, inputs."""
+    their texts, inputs (``--refused``: the refused commands alone). One read of each key whatever the length."""
     from projections.audit_model import who_sent
 
     models = _read_models()
-    code, audit = _read_model_call(lambda: models.audit(args.game, args.version))
+    refused = bool(args.refused)
+    code, audit = _read_model_call(lambda: models.audit(args.game, args.version, refused_only=refused))
     if audit is None:
         return code
     if args.json:
         print(orjson.dumps(audit).decode(), file=out)
         return 0
+    lines: list[str] = []
     told: set[str] = set()  # each ruling's text is printed once, where it is first cited
     for entry in audit["entries"]:
         rulings = ",".join(entry.get("rulings") or [])
         command = entry.get("command")
         if entry.get("kind") == "refusal":
-            print(f"{entry['version']:5d}R refused {entry['code']} [{rulings}] {entry['sentence']}", file=out)
+            lines.append(f"{entry['version']:5d}R refused {entry['code']} [{rulings}] {entry['sentence']}")
         else:
-            print(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}", file=out)
+            lines.append(f"{entry['version']:5d}  {entry['event_type']} [{rulings}] {entry.get('sentence', '')}")
         if command and command.get("kind") != "create":
             payload = orjson.dumps(command.get("payload")).decode()
-            print(f"       sent by {who_sent(command)}, command id {command.get('id')}: {payload}", file=out)
+            lines.append(f"       sent by {who_sent(command)}, command id {command.get('id')}: {payload}")
         for ruling in entry.get("ruling_texts") or ():
             if ruling["id"] in told:
                 continue
             told.add(ruling["id"])
             title = f" {ruling['title']}" if ruling.get("title") else ""
-            print(f"       {ruling['id']}{title}: {ruling['text']}", file=out)
+            lines.append(f"       {ruling['id']}{title}: {ruling['text']}")
+    if refused and not lines:
+        lines.append("no refused commands")
+    if lines:
+        print("\n".join(lines), file=out)
     return 0
 
 

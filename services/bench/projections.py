@@ -10,6 +10,15 @@ On real local Redis (REDIS_URL, else a redis-server of its own on a free loopbac
   version, seat view, event text and board text included. Target <= 20 ms.
 * ``verify_games_per_s`` (and ``verify_events_per_s``): ``throne verify --all`` over stored finished games in one
   process (projections/verify_all.py): each game read in pipelined batches and re-run against today's rules.
+* ``replay_game_ms`` / ``audit_game_ms`` (median): ``throne replay`` and ``throne audit`` of a finished 4-player
+  game of some 750 events with refused commands (sent out of turn and stale), every read model projected, each
+  run as a process of its own (Python's start and the imports included, some 0.5 s: what its user waits for);
+  every step of the replay (as a spectator) and the whole audit printed. Target < 1000. Their reads alone, in
+  this process on fresh read models: ``_read_ms`` and ``_round_trips``; the first, uncached, answer of
+  ``GET /games/{id}/replay/steps`` and ``GET /games/{id}/audit?limit=1000`` from a ``python -m services.gateway``
+  without rate limits: ``_http_ms`` (the default byte budget serves an anonymous reader one whole audit, some
+  1.4 MB, then makes it wait a few seconds); and ``replay_game_stepwise_ms`` (and its round trips): the
+  one-step replay at every version, as ``throne replay`` read the game before, for comparison.
 """
 
 from __future__ import annotations
@@ -21,13 +30,15 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import redis
 
 from projections.api import ReadModels
-from projections.models import ReplayModel
+from projections.models import ALL_MODELS, ReplayModel
 from projections.runner import ProjectionWorker
 from projections.store import MODELS, RMKeys, group_of
 from projections.verify_all import verify_all
@@ -187,6 +198,87 @@ def measure_verify(url: str, scripts: list[GameScript], copies: int = 1) -> dict
     }
 
 
+class _Counted(redis.Connection):
+    """A connection that counts its round trips (each command, or each whole pipeline, written is one)."""
+
+    sent = 0
+
+    def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        """Count, then send."""
+        _Counted.sent += 1
+        super().send_packed_command(command, check_health)
+
+
+def _timed(fn: Callable[[], Any], runs: int) -> tuple[float, int]:
+    """The median wall ms of ``runs`` calls of ``fn``, and the round trips of one call (counted connections)."""
+    times, trips = [], 0
+    for _ in range(runs):
+        before = _Counted.sent
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+        trips = _Counted.sent - before
+    return statistics.median(times), trips
+
+
+def measure_whole_game(url: str, scripts: list[GameScript], runs: int = 5) -> dict[str, Any]:
+    """The whole replay and the whole audit of finished 4-player games with refused commands (see the module
+    docstring): ``throne replay`` / ``throne audit`` as processes of their own, their read in this process (its
+    round trips counted), and through HTTP."""
+    from services.bench.gateway import running_gateway
+
+    r = redis.Redis.from_url(url)
+    layout = Layout(prefix=f"pwhole{uuid.uuid4().hex[:6]}", shards=16)
+    games = [f"w{i}" for i in range(len(scripts))]
+    figures: dict[str, Any] = {}
+    try:
+        client = ServiceClient(redis.Redis.from_url(url), layout)
+        for gid, script in zip(games, scripts, strict=True):
+            client.submit_many(script.with_refusals(gid))
+        worker = RulesWorker(redis.Redis.from_url(url), range(layout.shards), layout=layout)
+        worker.run_until_idle()
+        worker.release()
+        for model in ALL_MODELS.values():
+            ProjectionWorker(redis.Redis.from_url(url), model(), layout=layout).run_until_idle()
+        if not all(r.hget(layout.meta(layout.shard_of(g), g), "status") == b"over" for g in games):
+            raise RuntimeError("a benchmark game did not finish")
+        versions = {g: int(r.hget(layout.meta(layout.shard_of(g), g), "version") or 0) for g in games}
+        gid = max(games, key=versions.__getitem__)  # the longest of the games
+        figures["replay_game_events"] = versions[gid]
+        # The CLI as its user runs it: a process of its own (start and imports included), printing every step.
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": url, "THRONE_PREFIX": layout.prefix,
+               "THRONE_SHARDS": str(layout.shards)}  # fmt: skip
+        for name in ("replay", "audit"):
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "services.cli", name, gid], cwd=ROOT, env=env, check=True,
+                               stdout=subprocess.DEVNULL)  # fmt: skip
+                times.append((time.perf_counter() - t0) * 1000)
+            figures[f"{name}_game_ms"] = round(statistics.median(times), 1)
+        # The same reads in this process, on fresh read models (what one `throne` run has: no cached game).
+        counted = redis.Redis(connection_pool=redis.ConnectionPool.from_url(url, connection_class=_Counted))
+        counted.ping()
+        ReadModels(counted, layout).replay_all(gid)  # warm-up: the game's presenter, lazy imports
+        for name, read in (("replay", lambda m: m.replay_all(gid)), ("audit", lambda m: m.audit(gid))):
+            ms, trips = _timed(lambda read=read: read(ReadModels(counted, layout)), runs)
+            figures[f"{name}_game_read_ms"], figures[f"{name}_game_round_trips"] = round(ms, 1), trips
+        models = ReadModels(counted, layout)
+        ms, trips = _timed(lambda: [models.replay(gid, v) for v in range(1, versions[gid] + 1)], 1)
+        figures["replay_game_stepwise_ms"], figures["replay_game_stepwise_round_trips"] = round(ms, 1), trips
+        with running_gateway(url, layout) as base, httpx.Client(base_url=base, timeout=60) as http:
+            for name, path in (("replay", "/replay/steps"), ("audit", "/audit?limit=1000")):
+                times = []
+                for g in games:  # each game's first answer: built, not taken from the page cache
+                    t0 = time.perf_counter()
+                    http.get(f"/games/{g}{path}").raise_for_status()
+                    times.append((time.perf_counter() - t0) * 1000)
+                figures[f"{name}_game_http_ms"] = round(statistics.median(times), 1)
+    finally:
+        _drop(r, layout.everything())
+    return figures
+
+
 def bench(ctx: Any) -> dict[str, Any]:
     """Measure the projections; ``ctx`` is services.bench.Context (``games`` sizes the run, ``say`` prints)."""
     configure("warning")
@@ -204,6 +296,16 @@ def bench(ctx: Any) -> dict[str, Any]:
         ctx.say(
             f"replay: seek into a finished game at a random version: mean {figures['replay_seek_ms']} ms, "
             f"p99 {figures['replay_seek_p99_ms']} ms"
+        )
+        whole = record_games(ctx.game.name, 3, seed=ctx.seed + 1000, players=4)
+        figures.update(measure_whole_game(url, whole, runs=3 if quick else 5))
+        ctx.say(
+            f"whole game: a finished 4-player game of {figures['replay_game_events']} events: throne replay "
+            f"{figures['replay_game_ms']} ms, throne audit {figures['audit_game_ms']} ms (processes); their reads "
+            f"{figures['replay_game_read_ms']} ms in {figures['replay_game_round_trips']} round trips and "
+            f"{figures['audit_game_read_ms']} ms in {figures['audit_game_round_trips']} (step by step: "
+            f"{figures['replay_game_stepwise_ms']} ms in {figures['replay_game_stepwise_round_trips']}); over HTTP "
+            f"{figures['replay_game_http_ms']} / {figures['audit_game_http_ms']} ms"
         )
         figures.update(measure_verify(url, scripts, copies=1 if quick else 5))
         ctx.say(

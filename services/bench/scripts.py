@@ -59,6 +59,42 @@ class GameScript:
         ]
         return create, commands
 
+    def with_refusals(self, game_id: str, upto: int | None = None) -> list[CreateEnvelope | CommandEnvelope]:
+        """The creation and the commands of this script (the first ``upto`` commands; None: all, to its end) for
+        a game called ``game_id``, with commands the referee refuses among them: before every 7th command, the
+        same move from a seat the game does not wait for (the rules refuse it); before every 11th, the command
+        sent with a version one behind (the service refuses it: stale). The refusals change nothing, so the
+        game goes as the script says (a referee's audit then has refused commands to tell)."""
+        rules = get_game(self.game_name).rules
+        state = rules.fold(rules.start(self.players, {}, self.seed))
+        create, commands = self.envelopes(game_id)
+        out: list[CreateEnvelope | CommandEnvelope] = [create]
+        for i, command in enumerate(commands[:upto]):
+            expected = command.expected_version or 0
+            idle = [seat for seat in range(len(self.players)) if seat not in rules.awaited(state)]
+            if i % 7 == 3 and idle:
+                other = idle[i % len(idle)]
+                out.append(
+                    CommandEnvelope.signed(
+                        seat_key(self.token(game_id, other)), command_id=f"{game_id}-turn{i}", game_id=game_id,
+                        seat=other, expected_version=expected, payload={**command.payload, "seat": other},
+                    )
+                )  # fmt: skip
+            if i % 11 == 5 and expected > 0:
+                out.append(
+                    CommandEnvelope.signed(
+                        seat_key(self.token(game_id, command.seat)), command_id=f"{game_id}-stale{i}",
+                        game_id=game_id, seat=command.seat, expected_version=expected - 1, payload=command.payload,
+                    )
+                )  # fmt: skip
+            out.append(command)
+            # (the script's own command, decided here only to know who the game waits for next)
+            decided = rules.decide(state, rules.parse_command({**command.payload, "seat": command.seat}))
+            if not isinstance(decided, list):
+                raise RuntimeError(f"the script's command {i} is refused: {decided}")
+            state = rules.fold(decided, state)
+        return out
+
 
 def record_games(game_name: str, count: int, seed: int = 1, players: int = 4) -> list[GameScript]:
     """Play ``count`` seeded games between random bots on the rules alone and keep their commands."""

@@ -12,15 +12,18 @@ shard shares one hash tag (one slot), and the few multi-key calls go shard by sh
 from __future__ import annotations
 
 import os
+import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import fakeredis
 import hiredis
 import redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.retry import Retry
+
+if TYPE_CHECKING:
+    import fakeredis
 
 _lock = threading.Lock()
 _embedded: fakeredis.FakeServer | None = None
@@ -28,6 +31,9 @@ _embedded: fakeredis.FakeServer | None = None
 
 def embedded_server() -> fakeredis.FakeServer:
     """The process-wide fakeredis server of the embedded default (created on first use)."""
+    # Imported here: a process with REDIS_URL (every `throne` command on a real Redis) never pays for it.
+    import fakeredis
+
     global _embedded
     with _lock:
         if _embedded is None:
@@ -73,12 +79,16 @@ def connect(url: str | None = None, socket_timeout: float | None = None) -> redi
             # Typed as redis.Redis for the callers: RedisCluster offers the same commands the service uses.
             return RedisCluster.from_url(seed, health_check_interval=30, **timeouts)  # type: ignore[return-value]
         return redis.Redis.from_url(url, health_check_interval=30, **timeouts)
-    return fakeredis.FakeRedis(server=embedded_server())
+    server = embedded_server()
+    import fakeredis
+
+    return fakeredis.FakeRedis(server=server)
 
 
 def is_embedded(client: redis.Redis) -> bool:
-    """Whether ``client`` talks to an in-process fakeredis server."""
-    return isinstance(client, fakeredis.FakeRedis)
+    """Whether ``client`` talks to an in-process fakeredis server (none can while fakeredis is not imported)."""
+    fake = sys.modules.get("fakeredis")
+    return fake is not None and isinstance(client, fake.FakeRedis)
 
 
 def is_cluster(client: object) -> bool:

@@ -282,6 +282,7 @@ class AuditPage(BaseModel):
     over: bool
     after: int | None = Field(description="the page holds the entries after this version (null: one ``version``)")
     next: int | None = Field(description="the ``after`` of the next page; null: this page reached ``last_version``")
+    only: Literal["refused"] | None = Field(None, description="with ``?only=refused``: the refused commands alone")
     entries: list[dict[str, Any]] = Field(
         description="``kind`` event (``version``, ``event_type``, ``event``, ``rulings``, ``cause``, ``command``, "
         "...) or refusal (``version`` judged at, ``code``, ``message``, ``command``, ...), in the order judged"

@@ -12,7 +12,8 @@ them:
   the view is ``shadow.View`` and the legal commands ``shadow.Command``; in ``shadow.SeatEvents`` and
   ``shadow.CommandResult`` an event is ``shadow.Event``, a redacted event (``RedactedEvent``: ``{"type",
   "redacted": true, ...}``, what a seat may see of another's secret) or null (withheld);
-* the generic models keep the union of every game's (``SeatView.view``: one of the games' views, ...);
+* the generic models keep the union of every game's (``SeatView.view``: one of the games' views, a replay
+  step's ``ReplayStep.event`` one of the games' events, redacted or null, ...);
 * ``CommandRequest.command``: one of the games' commands with ``seat`` optional (the gateway fills in the
   token's seat).
 
@@ -51,6 +52,7 @@ OPERATION_IDS = {
     "scoreboard": "getScoreboard",
     "leaderboard": "getLeaderboard",
     "replay": "getReplay",
+    "replay_steps": "getReplaySteps",
     "audit": "getAudit",
     "verify": "verifyGame",
     "board_svg": "getBoardSvg",
@@ -224,7 +226,8 @@ def type_games(document: JSON, plugins: Iterable[GamePlugin]) -> JSON:
     event = {"anyOf": [*_union(refs["Event"], untyped["Event"])["anyOf"], *EVENT_OF["anyOf"]]}
     _set(components, "SeatView", "view", {**view, "description": "the game's view for this reader"})
     _set(components, "LegalCommand", "command", command)
-    _set(components, "NarratedEvent", "event", {**event, "description": "as this reader may see it (null: withheld)"})
+    for model in ("NarratedEvent", "ReplayStep"):
+        _set(components, model, "event", {**event, "description": "as this reader may see it (null: withheld)"})
     for name in ("CommandRequest", "CommandRequest-Input"):
         if name in components:
             description = components[name]["properties"]["command"].get("description", "")

@@ -1,10 +1,10 @@
-"""Bounded pages of the read routes that grow with a game (events, audit), and what keeps heavy reads from
-slowing the players down.
+"""Bounded pages of the read routes that grow with a game (events, audit, replay steps), and what keeps heavy
+reads from slowing the players down.
 
 * A page covers a bounded range of versions, ``after < version <= after + limit`` (``limit`` at most
-  :data:`MAX_EVENTS_PAGE` / :data:`MAX_AUDIT_PAGE`); its reply names ``next``, the ``after`` of the following
-  page, or None once it reached the game's latest version. Walking ``after = next`` from 0 reads every entry
-  exactly once.
+  :data:`MAX_EVENTS_PAGE` / :data:`MAX_AUDIT_PAGE` / :data:`MAX_REPLAY_STEPS`); its reply names ``next``, the
+  ``after`` of the following page, or None once it reached the game's latest version. Walking ``after = next``
+  from 0 reads every entry exactly once.
 * :class:`PageCache`: a finished game's pages never change, so each is serialized once and kept (an LRU bounded
   by bytes), with its ``ETag``; ``If-None-Match`` answers 304. Running games' pages get an ``ETag`` too (their
   content's hash) and ``Cache-Control: no-cache``.
@@ -39,8 +39,13 @@ DEFAULT_EVENTS_PAGE = 100
 MAX_EVENTS_PAGE = 200
 """Versions one events page covers: by default, and at most."""
 DEFAULT_AUDIT_PAGE = 50
-MAX_AUDIT_PAGE = 100
-"""Versions one audit page covers (each version's event and the commands refused at it)."""
+MAX_AUDIT_PAGE = 1000
+"""Versions one audit page covers (each version's event and the commands refused at it): at most a whole game of
+some 800 events in one answer (about 1.4 MB), built from a constant few reads."""
+MAX_REPLAY_STEPS = 1000
+"""Steps one page of a replay covers (and by default): a whole game in one answer (some 250 bytes a step)."""
+MAX_REPLAY_DETAIL_STEPS = 200
+"""Steps a page covers at most when each carries its view or its board (some 2 to 4 KB a step)."""
 FINISHED_MAX_AGE = 86_400
 """Seconds a client may keep a finished game's page without asking again (it never changes)."""
 _ENTRY_OVERHEAD = 200

@@ -1,10 +1,11 @@
-"""The read models over HTTP: scoreboard, leaderboard, replay, audit, verification and board pictures, each a
-direct call of the projections' query API (:class:`projections.api.ReadModels`)."""
+"""The read models over HTTP: scoreboard, leaderboard, replay (one step, or every step at once), audit,
+verification and board pictures, each a direct call of the projections' query API
+(:class:`projections.api.ReadModels`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Literal, ParamSpec, TypeVar
 
 from fastapi import Query, Request, Response
 from fastapi.responses import PlainTextResponse
@@ -19,6 +20,7 @@ from services.gateway.models import (
     MAX_VERSION,
     AuditPage,
 )
+from services.gateway.replay_models import ReplaySteps
 from services.gateway.route_common import (
     ERRORS,
     GAME_NAME_RE,
@@ -101,6 +103,49 @@ async def replay(
     return await pages.serve(request, ("replay", game_id, version, seat), build, seat=is_seat, private=private)
 
 
+@router.get(
+    "/games/{game_id}/replay/steps",
+    response_model=ReplaySteps,
+    responses=PAGE_ERRORS,
+    tags=["read models"],
+    openapi_extra=MAY_TAKE_SEAT,
+)
+async def replay_steps(
+    request: Request,
+    game_id: str = GameId,
+    seat: int | None = Query(None, ge=0, lt=64, description="that seat's perspective (its token while the game runs)"),
+    after: int = After,
+    limit: int = Query(
+        pages.MAX_REPLAY_STEPS,
+        ge=1,
+        le=pages.MAX_REPLAY_STEPS,
+        description=f"steps the page covers (default and at most {pages.MAX_REPLAY_STEPS}; with ``view`` or "
+        f"``board``, at most {pages.MAX_REPLAY_DETAIL_STEPS}: follow ``next``)",
+    ),
+    view: bool = Query(False, description="each step with the reader's view after it"),
+    board: bool = Query(False, description="each step with the board after it, as text"),
+) -> Response:
+    """Every step of the replay in one answer (versions ``after < v <= after + limit``): each event as a
+    spectator or (with its token) a seat may see it and its text, the same as ``/replay?version=V`` at each
+    version, read and folded once. A finished game's pages carry an ETag (``If-None-Match`` answers 304)."""
+    gw = gateway_of(request)
+    pos = await gw.position_async(game_id)
+    is_seat = is_seat_token(pos, token_of(request))
+    if seat is not None and not pos.over:
+        seat_of(pos, token_of(request), seat)
+        is_seat = True
+    # A step with its view or board is some ten times larger: fewer of them make one bounded answer.
+    covered = min(limit, pages.MAX_REPLAY_DETAIL_STEPS) if view or board else limit
+
+    def build() -> pages.Page:
+        doc = read(gw.read_models.replay_all, game_id, seat, after=after, limit=covered, views=view, boards=board)
+        return pages.page_of(dumps_doc(doc), final=bool(doc["over"]))
+
+    private = seat is not None and not pos.over
+    key = ("replay-steps", game_id, seat, after, covered, view, board)
+    return await pages.serve(request, key, build, seat=is_seat, private=private)
+
+
 @router.get("/games/{game_id}/audit", response_model=AuditPage, responses=PAGE_ERRORS, tags=["read models"])
 async def audit(
     request: Request,
@@ -114,12 +159,14 @@ async def audit(
         le=pages.MAX_AUDIT_PAGE,
         description=f"versions the page covers (default {pages.DEFAULT_AUDIT_PAGE}, at most {pages.MAX_AUDIT_PAGE})",
     ),
+    only: Literal["refused"] | None = Query(None, description="``refused``: only the refused commands"),
 ) -> Response:
     """A page of why each event happened (command, sender, time, rulings with their texts) and every refused
     command (who, when, the command, its code, the sentence its sender was told, the rulings), versions
     ``after < v <= after + limit``: follow ``next``; ``version`` instead: that version's entries only. Public
     once the game is over. With ``seat`` and that seat's token, while the game runs too: that seat's own
-    refused commands. A finished game's pages carry an ETag (``If-None-Match`` answers 304)."""
+    refused commands; ``only=refused``: the refused commands alone (who, when, why), for a referee. A finished
+    game's pages carry an ETag (``If-None-Match`` answers 304)."""
     gw = gateway_of(request)
     pos = await gw.position_async(game_id)
     is_seat = is_seat_token(pos, token_of(request))
@@ -131,14 +178,14 @@ async def audit(
         raise ApiError(403, E.GAME_RUNNING, "the audit of a game is public once it is over; this one still runs")
 
     def build() -> pages.Page:
-        doc = read(gw.read_models.audit, game_id, version, seat, after, limit)
+        doc = read(gw.read_models.audit, game_id, version, seat, after, limit, refused_only=only == "refused")
         # Refusals judged at the last version may still come (commands sent to an ended game are refused and
         # logged): every page but the last is final.
         settled = doc["next"] is not None or (version is not None and version < doc["last_version"])
         final = bool(doc["over"]) and settled
         return pages.page_of(dumps_doc(doc), final=final)
 
-    key = ("audit", game_id, version, seat, after, limit)
+    key = ("audit", game_id, version, seat, after, limit, only)
     return await pages.serve(request, key, build, seat=is_seat, private=seat is not None and not pos.over)
 
 

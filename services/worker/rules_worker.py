@@ -17,16 +17,14 @@ than that (workers died holding it) is a suspect: it is decided alone, and dead-
 deciding it alone (services/worker/suspects.py). Failures hold back only later commands of the same game, never
 the shard.
 
-Transient Redis faults (out of memory, connection lost, timeouts, LOADING, BUSY, READONLY, fail-over; see
-services/bus/faults.py) are no failure of a command: the commands they hit are kept in memory and committed
-again after a capped, jittered backoff, never counted as attempts; recovery and maintenance pause meanwhile,
-and the episode is logged once when it starts and once, with a summary, when it ends. Re-reading this worker's
-own pending entries leaves their delivery counts alone: only real deliveries (a read, a claim after a crash)
-count toward "delivered too often".
+Transient Redis faults (services/bus/faults.py) are no failure of a command: the commands they hit are kept in
+memory and committed again after a capped, jittered backoff, never counted as attempts; recovery and maintenance
+pause meanwhile; the episode is logged when it starts and, with a summary, when it ends. Re-reading this
+worker's own pending entries leaves their delivery counts alone (only a read or a claim after a crash counts).
 
-Game states live in the repository's bounded LRU cache (services/store/repository.py); a missing one reloads
-from its snapshot plus the tail of its stream. States must be immutable values (``evolve`` returns a new state),
-which lets the worker decide several commands of one game ahead of their commits within a batch.
+Game states live in the repository's bounded LRU cache (services/store/repository.py), reloaded from snapshot
+plus tail when missing; they are immutable values, so the worker may decide several commands of one game ahead
+of their commits within a batch.
 """
 
 from __future__ import annotations

@@ -157,6 +157,13 @@ def test_a_player_who_leaves_is_replaced_by_a_bot_and_can_no_longer_command(lobb
             r = http.post(f"/games/{gid}/seats/{seat}/leave")
         assert r.status_code == 200, r.text
         assert r.json() == {"game_id": gid, "seat": seat, "bot": "heuristic"}
+    # Then the game's record holds each leave as a fact, in words, citing the leaving ruling
+    with lobby.http() as http:
+        events = http.get(f"/games/{gid}/events", params={"after": 0}).json()["events"]
+    left = [e for e in events if e["event"]["type"] == "SeatLeft"]
+    assert [(e["event"]["seat"], e["event"]["bot"], e["event"]["rulings"]) for e in left] == [
+        (seat, "heuristic", ["X21"]) for seat in range(3)
+    ]
 
     # Then the leaver's token can no longer send commands, but still reads the seat's view
     with lobby.http(tokens[0]) as http:

@@ -216,14 +216,28 @@ class FakeModels:
             "seat": seat,
         }  # fmt: skip
 
-    def audit(self, game_id: str, version: int | None = None) -> dict[str, Any]:
-        self.calls.append(("audit", game_id, version))
+    def replay_all(self, game_id: str, seat: int | None = None, *, boards: bool = False) -> dict[str, Any]:
+        self.calls.append(("replay_all", game_id, seat, boards))
+        steps = [self.replay(game_id, v, seat) for v in (1, 2, 3)]
+        keys = ("version", "event", "event_text", *(("board_text",) if boards else ()))
+        return {
+            "game_id": game_id, "seat": seat, "last_version": 3, "over": True, "after": 0, "next": None,
+            "fairness": None, "board_text": "board at 3", "steps": [{k: s[k] for k in keys} for s in steps],
+        }  # fmt: skip
+
+    def audit(self, game_id: str, version: int | None = None, refused_only: bool = False) -> dict[str, Any]:
+        self.calls.append(("audit", game_id, version, refused_only))
         entry = {
             "version": 2, "event_type": "EmpireCityPlaced", "event": {}, "rulings": ["S1", "X1"], "inputs": {},
             "command": {"id": "c1", "seat": 0, "sender": "Red", "payload": {"type": "PlaceEmpireCity"}},
             "sentence": "Red placed the empire city.",
         }  # fmt: skip
-        return {"game_id": game_id, "entries": [entry]}
+        refusal = {
+            "kind": "refusal", "version": 2, "code": "not_your_turn", "rulings": ["S4"], "message": "wait",
+            "command": {"id": "c2", "seat": 1, "sender": "Blue", "payload": {"type": "Pass"}},
+            "sentence": "Refused after event 2: Blue sent Pass.",
+        }  # fmt: skip
+        return {"game_id": game_id, "entries": [refusal] if refused_only else [entry, refusal]}
 
     def verify(self, game_id: str) -> dict[str, Any]:
         self.calls.append(("verify", game_id))
@@ -246,14 +260,19 @@ def test_replay_audit_verify_print_what_the_read_models_answer(monkeypatch: pyte
     models = FakeModels()
     code, out, _ = run_cli(monkeypatch, models, "replay", "g1", "--seat", "2")
     assert code == 0 and out.splitlines() == ["    1  event 1", "    2  event 2", "    3  event 3", "board at 3"]
-    assert ("replay", "g1", 3, 2) in models.calls
+    assert ("replay_all", "g1", 2, False) in models.calls  # the whole game in one query
+    code, out, _ = run_cli(monkeypatch, models, "replay", "g1", "--board")
+    assert code == 0 and out.splitlines()[:2] == ["    1  event 1", "board at 1"] and len(out.splitlines()) == 6
 
     code, out, _ = run_cli(monkeypatch, models, "replay", "g1", "--version", "2")
     assert code == 0 and out.splitlines() == ["    2  event 2", "board at 2"]
 
     code, out, _ = run_cli(monkeypatch, models, "audit", "g1", "2")
     assert code == 0 and "EmpireCityPlaced [S1,X1] Red placed the empire city." in out and "by Red (seat 0" in out
-    assert ("audit", "g1", 2) in models.calls
+    assert ("audit", "g1", 2, False) in models.calls
+    code, out, _ = run_cli(monkeypatch, models, "audit", "g1", "--refused")
+    assert code == 0 and out.splitlines()[0].startswith("    2R refused not_your_turn [S4] Refused after event 2")
+    assert "EmpireCityPlaced" not in out and ("audit", "g1", None, True) in models.calls
 
     code, out, _ = run_cli(monkeypatch, models, "verify", "good")
     assert code == 0 and out.startswith("good: ok: 10 commands re-run")

@@ -4,7 +4,8 @@
 //                            /play/G/S    play seat S of game G (needs its token on this device)
 //                            /watch/G     the spectator view, live
 //                            /replay/G    a slider over the versions (?seat=S: that seat's perspective)
-//                            /audit/G     why each event happened (once the game is over)
+//                            /audit/G     why each event happened (once the game is over; ?only=refused:
+//                                         the refused commands alone)
 // A link #/play/G/S?token=T stores T on this device and drops it from the address bar.
 
 import { api, apiPages, ApiError, boardUrl, Feed, tokens } from "./api.js";
@@ -83,12 +84,14 @@ function route() {
   }
   if (page === "watch" && gameId) return watchPage(gameId);
   if (page === "replay" && gameId) return replayPage(gameId, params.get("seat"), params.get("version"));
-  if (page === "audit" && gameId) return auditPage(gameId, params.get("version"));
+  if (page === "audit" && gameId) return auditPage(gameId, params.get("version"), params.get("only") === "refused");
   return lobbyPage();
 }
 window.addEventListener("hashchange", () => { route(); main.focus({ preventScroll: true }); });
-window.addEventListener("DOMContentLoaded", route);
-if (document.readyState !== "loading") route();
+// Once: a module runs when the document is parsed already (then DOMContentLoaded is still to come, and routing on
+// both drew every page twice, with every request made twice).
+if (document.readyState === "loading") window.addEventListener("DOMContentLoaded", route);
+else route();
 
 // --- lobby ------------------------------------------------------------------------------------------------
 async function lobbyPage() {
@@ -532,6 +535,11 @@ async function replayPage(gameId, seatParam, versionParam) {
     h("div", { class: "replay-controls" }, prev, slider, next, label),
     text,
     boardBox(board));
+  // Every step's event and its text in one request (a page of up to 1,000 steps: a whole game, read once on the
+  // server); stepping then only fetches the board picture of the version shown.
+  let steps = null;
+  const loaded = apiPages(`/games/${gameId}/replay/steps`, "steps", { token, query: seat === null ? {} : { seat } })
+    .then((whole) => { steps = whole.steps; return whole; });
   let asked = 0;
   async function show(v) {
     const mine = ++asked;
@@ -541,14 +549,10 @@ async function replayPage(gameId, seatParam, versionParam) {
     next.disabled = v >= summary.version;
     auditLink.href = `#/audit/${gameId}?version=${v}`;
     try {
-      const query = { version: v };
-      if (seat !== null) query.seat = seat;
-      const [step, url] = await Promise.all([
-        api(`/games/${gameId}/replay`, { query, token }),
-        boardUrl(gameId, { seat, version: v, token }),
-      ]);
+      const [url] = await Promise.all([boardUrl(gameId, { seat, version: v, token }), loaded]);
       if (mine !== asked) { URL.revokeObjectURL(url); return; }
-      text.textContent = `${v}: ${step.event_text}`;
+      const step = v === 0 ? null : steps[v - 1];
+      text.textContent = `${v}: ${step ? step.event_text : "Before the first event."}`;
       setBoard(board, url);
       board.dataset.version = v;
     } catch (err) { text.textContent = errorText(err); }
@@ -566,12 +570,11 @@ async function replayPage(gameId, seatParam, versionParam) {
   document.addEventListener("keydown", keys);
   cleanup.push(() => document.removeEventListener("keydown", keys));
   show(Number(slider.value));
-  // Chapters: the events that start a round or a phase (whatever the game calls them), from the public events.
+  // Chapters: the steps that start a round or a phase (whatever the game calls them), from the same steps.
   try {
-    const events = await apiPages(`/games/${gameId}/events`, "events", { query: { after: 0, limit: 200 } });
-    for (const e of events.events) {
-      const type = e.event && e.event.type;
-      if (type && /(Round|Phase)(Started|Began|Start)$/.test(type)) chapters.append(h("option", { value: e.version }, `${e.version}: ${e.text || type}`));
+    for (const step of (await loaded).steps) {
+      const type = step.event && step.event.type;
+      if (type && /(Round|Phase)(Started|Began|Start)$/.test(type)) chapters.append(h("option", { value: step.version }, `${step.version}: ${step.event_text || type}`));
     }
   } catch (err) { /* no chapters: the slider still works */ }
 }
@@ -625,12 +628,13 @@ function fairnessLine(fairness, check) {
     fairness.practice ? h("span", { class: "chip practice", id: "practice" }, "practice table: its creator chose the seed") : null);
 }
 
-async function auditPage(gameId, versionParam) {
+async function auditPage(gameId, versionParam, refusedOnly) {
   clear(main, h("h1", {}, `Audit of game ${short(gameId)}`), h("p", { class: "muted" }, "Loading…"));
   let summary, audit;
   try {
     summary = await api(`/games/${gameId}`);
-    audit = await apiPages(`/games/${gameId}/audit`, "entries", { query: { limit: 100 } });
+    // The whole game's audit in one request (a page holds up to 1,000 versions: a whole game, a few reads).
+    audit = await apiPages(`/games/${gameId}/audit`, "entries", { query: { limit: 1000 } });
   } catch (err) {
     clear(main, h("h1", {}, `Audit of game ${short(gameId)}`), h("p", { class: "error" }, errorText(err)),
       h("p", {}, h("a", { href: `#/watch/${gameId}` }, "Watch it"), " · ", h("a", { href: `#/replay/${gameId}` }, "Replay it")));
@@ -640,8 +644,11 @@ async function auditPage(gameId, versionParam) {
   const list = h("ol", { class: "audit-list", id: "audit-list" });
   const detail = h("section", { class: "audit-detail card", id: "audit-detail", "aria-live": "polite", tabindex: "-1" },
     h("p", { class: "muted" }, "Choose an event or a refused command to see why."));
+  const refusedCount = (audit.entries || []).filter(isRefusal).length;
+  const onlyRefused = h("input", { type: "checkbox", id: "refused-only", checked: refusedOnly });
   clear(main, h("h1", {}, `Audit of ${summary.game} game ${short(gameId)}`),
-    h("div", { class: "bar" }, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", resultText(summary.result, summary.players)),
+    h("div", { class: "bar" }, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", resultText(summary.result, summary.players),
+      " · ", h("label", { class: "toggle" }, onlyRefused, ` Refused commands only (${refusedCount})`)),
     verdict, fairnessLine(audit.fairness && audit.fairness.commitment ? audit.fairness : null, audit.fairness),
     h("div", { class: "audit" }, h("section", { class: "card" }, list), detail));
   let differing = new Set();
@@ -664,6 +671,14 @@ async function auditPage(gameId, versionParam) {
     return h("li", {}, b);
   });
   clear(list, buttons);
+  // Refused commands only: the list filtered in place (the page holds the whole audit); the address keeps it.
+  function filter() {
+    for (const li of list.children) li.hidden = onlyRefused.checked && li.firstChild.dataset.kind !== "refusal";
+    const query = [onlyRefused.checked ? "only=refused" : "", versionParam ? `version=${versionParam}` : ""].filter(Boolean).join("&");
+    history.replaceState(null, "", `#/audit/${gameId}${query ? `?${query}` : ""}`);
+  }
+  onlyRefused.addEventListener("change", filter);
+  if (refusedOnly) filter();
   async function open(e, button) {
     for (const b of list.querySelectorAll(".entry.active")) b.classList.remove("active");
     button.classList.add("active");

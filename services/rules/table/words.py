@@ -83,6 +83,8 @@ class TablePresenter(Presenter[TableView]):
             return {**hidden, "default": None, "redacted": True, "summary": summary}
         return fair.seal_json(data, over)
 
+    redact.sealed = True  # type: ignore[attr-defined]  # sealed already: the game's redact is, and so is the table's
+
     def secrets(self, state: TableView) -> Sequence[Secret]:
         """The game's secrets (the table holds none)."""
         return self.game.secrets(state.game)
