@@ -63,6 +63,7 @@ def _put(s: GameState, i: int, code: int) -> None:
     old = cells[i]
     if old != EMPTY:
         _clear(s, i)
+    s.shape = None  # the board changes: what was worked out of it is forgotten
     g = s.group[i]
     if g >= 0:
         s.free[g] -= 1
@@ -79,6 +80,7 @@ def _clear(s: GameState, i: int) -> int:
     if code == EMPTY:
         return code
     s.cells[i] = EMPTY
+    s.shape = None
     g = s.group[i]
     if g >= 0:
         s.free[g] += 1
@@ -134,6 +136,7 @@ def _started_again(s: GameState, e: Any) -> None:
 @_on(ev.ElectoratesClosed)
 def _closed(s: GameState, e: Any) -> None:
     s.closed = frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates)
+    s.shape = None
     s.version += 1
 
 
