@@ -117,7 +117,7 @@ def stock(taken: dict[str, int], sizes: dict[str, int]) -> tuple[bool, ...]:
     if last is not None and last[0] is taken and last[1] is sizes:
         return last[2]
     get = taken.get
-    found = tuple(get(card, 0) < sizes[card] for card in _STOCK)
+    found = tuple([get(card, 0) < sizes[card] for card in _STOCK])  # a list first: no generator to resume
     _last_stock = (taken, sizes, found)
     return found
 
