@@ -24,7 +24,7 @@ from services.games.barracks.rules.board import (
     SPICULUM,
     TRIUMPH,
 )
-from services.games.barracks.rules.decide import awaited, keep_orders
+from services.games.barracks.rules.decide import awaited, keep_orders, plan_of, remember_sample
 from services.games.barracks.rules.state import ACTION, KEEP, ORDER, PICK, RIVAL_PLACE, Game
 
 BY_SPACE = frozenset({FLANKING, SPICULUM, MOB, DAMNATIO})  # abilities whose targets depend on the space
@@ -172,14 +172,20 @@ def legal_commands(g: Game | None, seat: int) -> list[Any]:
 
 
 def sample_legal(g: Game | None, seat: int, rng: random.Random) -> Any:
-    """A uniformly random legal command of ``seat`` (None: it has none)."""
+    """A uniformly random legal command of ``seat`` (None: it has none); remembered with the plan of its key, so
+    that executing it on ``g`` needs no checks (decide.py: ``remember_sample``)."""
     if g is None:
         return None
     if seat in awaited(g):
         if g.phase == ACTION:
-            return command_of(g, seat, sample_action(g, seat, rng))
+            key = sample_action(g, seat, rng)
+            return remember_sample(g, command_of(g, seat, key), plan_of(seat, key))
         if g.phase == PICK:  # the common case after an action: choose among the allowed slots directly
             allowed = L.forum_allowed(g.played_value) or len(g.forum)
-            return F.TakeFromForum(seat=seat, card=g.T.card_ids[g.forum[rng.randrange(min(allowed, len(g.forum)))]])
+            c = g.forum[rng.randrange(min(allowed, len(g.forum)))]
+            return remember_sample(g, F.TakeFromForum(seat=seat, card=g.T.card_ids[c]), plan_of(seat, ("F", c)))
     keys = legal_keys(g, seat)
-    return command_of(g, seat, rng.choice(keys)) if keys else None
+    if not keys:
+        return None
+    key = rng.choice(keys)
+    return remember_sample(g, command_of(g, seat, key), plan_of(seat, key))
