@@ -26,9 +26,13 @@ from services.games.barracks.rules.board import (
 )
 from services.games.barracks.rules.decide import awaited, keep_orders, plan_of, remember_sample
 from services.games.barracks.rules.state import ACTION, KEEP, ORDER, PICK, RIVAL_PLACE, Game
+from services.rules.facts import maker
 
 BY_SPACE = frozenset({FLANKING, SPICULUM, MOB, DAMNATIO})  # abilities whose targets depend on the space
 SPECIAL_PLACEMENT = frozenset({FORCE_MARCH, PRAETORIAN, FOEDERATI, TRIUMPH})
+# The random bot's commands, from one tuple in the mirror's order (services/rules/facts.py: ``maker``).
+_PLAY = maker(F.PlayInfluence, "seat card space type ability target")
+_TAKE = maker(F.TakeFromForum, "seat card type")
 
 
 def legal_keys(g: Game, seat: int) -> list[tuple[Any, ...]]:
@@ -146,7 +150,7 @@ def command_of(g: Game, seat: int, key: tuple[Any, ...]) -> Any:
             target = T.emp_ids[x]
         else:
             target = T.card_ids[x]
-        return F.PlayInfluence(seat=seat, card=T.card_ids[c], space=T.space_ids[s], ability=use, target=target)
+        return _PLAY((seat, T.card_ids[c], T.space_ids[s], "PlayInfluence", use, target))
     if kind == "F":
         return F.TakeFromForum(seat=seat, card=T.card_ids[key[1]])
     if kind == "P":
@@ -183,7 +187,7 @@ def sample_legal(g: Game | None, seat: int, rng: random.Random) -> Any:
         if g.phase == PICK:  # the common case after an action: choose among the allowed slots directly
             allowed = L.forum_allowed(g.played_value) or len(g.forum)
             c = g.forum[rng.randrange(min(allowed, len(g.forum)))]
-            return remember_sample(g, F.TakeFromForum(seat=seat, card=g.T.card_ids[c]), plan_of(seat, ("F", c)))
+            return remember_sample(g, _TAKE((seat, g.T.card_ids[c], "TakeFromForum")), plan_of(seat, ("F", c)))
     keys = legal_keys(g, seat)
     if not keys:
         return None
