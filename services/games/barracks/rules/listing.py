@@ -66,10 +66,11 @@ def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
     total = 0
     free = L.free_spaces(g, actor)
     faction_spots = [(s, L.FACTION) for s in free]
-    suppressed = L.suppressed(g, actor)
+    suppressed = g.demagogue >= 0 and g.demagogue != actor  # L.suppressed, inline
+    abilities = T.ability
     homes = moves = None
     for c in g.hands[seat]:
-        ability = T.ability[c]
+        ability = abilities[c]
         if ability < 0:  # a barbarian card
             if homes is None:
                 homes, moves = L.homelands_open(g), L.barbarian_moves(g)
@@ -82,18 +83,21 @@ def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
         spots = L.placements(g, actor, c, free) if special else faction_spots
         if not spots:
             continue
-        # what L.ability_kind says, with the suppression worked out once
-        if ability in ALWAYS_ON or ability in SPECIAL_PLACEMENT or suppressed:
-            uses: Any = None
-            weight = len(spots)
+        # what L.ability_kind says, with the suppression worked out once; a use with no target is one command
+        # (the ability skipped), so a card makes 1 + (its uses) commands per spot
+        if ability in ALWAYS_ON or special or suppressed:
+            entries.append((len(spots), c, spots, None, False))
+            total += len(spots)
         elif ability not in BY_SPACE:
             uses = L.targets(g, actor, c, spots[0][0])
-            weight = len(spots) * (1 + len(uses)) if uses else len(spots)
+            weight = len(spots) * (1 + len(uses))
+            entries.append((weight, c, spots, uses, False))
+            total += weight
         else:
-            uses = [L.targets(g, actor, c, s) for s, _ in spots]
-            weight = sum(1 + len(u) if u else 1 for u in uses)
-        entries.append((weight, c, spots, uses, ability in BY_SPACE and uses is not None))
-        total += weight
+            per_spot = L.targets_per_space(g, actor, c, spots)
+            weight = len(spots) + sum(map(len, per_spot))
+            entries.append((weight, c, spots, per_spot, True))
+            total += weight
     return entries, total
 
 
