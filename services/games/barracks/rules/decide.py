@@ -10,6 +10,8 @@ from __future__ import annotations
 from itertools import permutations
 from typing import Any
 
+from pydantic import BaseModel
+
 from events.base import Rejection
 from services.games.barracks.rules import facts as F
 from services.games.barracks.rules import legality as L
@@ -55,6 +57,7 @@ def reject(code: str, message: str, *rulings: str) -> Rejection:
 
 
 Plan = tuple[Any, tuple[Any, ...]]  # (handler, its arguments after the Tx)
+_new = object.__new__
 
 
 # The random bot's latest draw: (state, its version, the command drawn, its plan). A state handed back is never
@@ -119,12 +122,14 @@ def check(g: Game | None, command: Any) -> Plan | Rejection:
 
 def execute(g: Game | None, command: Any) -> tuple[list[Any], Game] | Rejection:
     """Decide and fold in one pass: the events of ``command`` and the state after them."""
-    command = F.as_core(command)
+    if isinstance(command, BaseModel):  # F.as_core, inline: a core command (the bots') is taken as it is
+        command = F.from_model(command)
     plan = check(g, command)
     if isinstance(plan, Rejection):
         return plan
     assert g is not None
-    tx = Tx(g.copy())
+    tx = _new(Tx)  # Tx(g.copy()) without the Python __init__ frame (once per command)
+    tx.g, tx.events = g.copy(), []
     handler, args = plan
     handler(tx, *args)
     return tx.events, tx.g
