@@ -11,7 +11,7 @@
     throne serve [--workers N] [--host H] [--port P] [--no-gateway] [--no-bots] [--no-projections] [--no-webhooks]
            [--no-timer] [--metrics-port BASE]
     throne dead-letters [list] [--shards SPEC] [--json] | retry SHARD ID | discard SHARD ID
-    throne bench [--quick] [--engine]
+    throne bench [--quick] [--engine] [--instructions]
 
 ``python -m services.cli ...`` does the same. ``--game`` defaults to env ``THRONE_GAME``, else the default
 game (``registry.default_game``: the one pyproject.toml names under ``throne.default_game``); ``--players`` to
@@ -117,7 +117,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     game = _known_game(args.game, "throne bench")
     if game is None:
         return 2
-    bench.main(quick=args.quick, game=game, engine=args.engine)
+    bench.main(quick=args.quick, game=game, engine=args.engine, instructions=args.instructions)
     return 0
 
 
@@ -280,6 +280,9 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("--game", default=game_default, help=game_help)
     bench.add_argument("--quick", action="store_true", help="a short run (smaller samples)")
     bench.add_argument("--engine", action="store_true", help="only the engine's random games against the machine")
+    bench.add_argument(
+        "--instructions", action="store_true", help="the engine's games and their instructions per game (callgrind)"
+    )
     return p
 
 

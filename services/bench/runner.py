@@ -13,12 +13,14 @@ import orjson
 
 from services.bench.context import Context, Section
 from services.bench.engine import SECTIONS, section_engine_games, section_machine
+from services.bench.instructions import section_engine_instructions
 from services.rules.contract import GamePlugin
 from services.rules.registry import default_game, get_game
 
 # Modules whose ``SECTIONS`` (or ``bench(ctx)``) run after the engine's, in this order; a module that is missing
 # (an install without it) is skipped.
 OPTIONAL_SECTION_MODULES = (
+    "services.bench.instructions",
     "services.bench.service",
     "services.bench.gateway",
     "services.bench.projections",
@@ -83,12 +85,20 @@ def run(ctx: Context, sections: list[Section] | None = None) -> dict[str, Any]:
 
 
 def main(
-    quick: bool = False, out: TextIO | None = None, game: str | None = None, engine: bool = False
+    quick: bool = False,
+    out: TextIO | None = None,
+    game: str | None = None,
+    engine: bool = False,
+    instructions: bool = False,
 ) -> dict[str, Any]:
     """Print the figures of ``game`` (None: the default game), then the JSON line. ``quick``: small samples
-    (seconds, for tests); ``engine``: only the machine and the engine's games (``engine_games_per_mops``)."""
+    (seconds, for tests); ``engine``: only the machine and the engine's games (``engine_games_per_mops``);
+    ``instructions``: those and the instructions per game of each game (callgrind, a few minutes)."""
     plugin = get_game(game or default_game())
     ctx = Context(game=plugin, games=3 if quick else 200, out=out or sys.stdout)
-    figures = run(ctx, [section_machine, section_engine_games] if engine else None)
+    sections = None
+    if engine or instructions:
+        sections = [section_machine, section_engine_games, *([section_engine_instructions] if instructions else [])]
+    figures = run(ctx, sections)
     print(orjson.dumps(figures).decode(), file=ctx.out, flush=True)
     return figures

@@ -10,7 +10,9 @@ the edge (validation, JSON Schema, ``parse_event``); the mirrors convert both wa
 - :func:`to_dict` gives the dict ``model_dump(mode="json")`` gives, except that tuples stay tuples;
 - :func:`to_model` gives the model a validation of the same values would give (without validating again);
 - :func:`from_model` and :func:`as_core` give the mirror of a model;
-- a mirror equals its model and the model the mirror (so a core's two paths, tuples and models, compare).
+- a mirror equals its model and the model the mirror (so a core's two paths, tuples and models, compare);
+- :func:`maker` gives a mirror's constructor from one tuple of every value in the mirror's order, for a core's
+  hottest events (a keyword call runs the tuple's Python ``__new__``: several times the C-level construction).
 
 Nested models (a field annotated with a model, an optional model or a tuple of models) are found from the
 annotations and mirrored too, so any game's messages mirror without naming their nesting.
@@ -21,7 +23,8 @@ from __future__ import annotations
 import types
 import typing
 from collections import namedtuple
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from operator import itemgetter
 from typing import Any
 
@@ -109,6 +112,17 @@ def mirror(model: type[BaseModel]) -> Any:
     if nested:
         _NESTED[cls] = tuple(nested)
     return cls
+
+
+def maker(cls: Any, fields: str) -> Callable[[tuple[Any, ...]], Any]:
+    """The C-level constructor of mirror class ``cls``: ``make((v1, v2, ...))`` builds the mirror of those values,
+    every field given (``type`` and the defaults too) in the order ``fields`` names them, space-separated: the
+    mirror's own order (``cls._fields``: required fields first), checked here once, so that the call site's
+    order is written beside it and cannot drift. The values are not counted again: a call site gives them all."""
+    names = tuple(fields.split())
+    if names != cls._fields:
+        raise TypeError(f"{cls.__name__} holds {' '.join(cls._fields)}, not {fields}")
+    return partial(tuple.__new__, cls)
 
 
 def mirror_all(models: Mapping[str, type[BaseModel]] | Iterable[type[BaseModel]]) -> dict[str, Any]:

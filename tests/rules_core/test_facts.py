@@ -100,3 +100,21 @@ def test_given_a_model_with_a_default_factory_when_mirrored_then_it_is_refused()
     # When it is mirrored, Then it is refused
     with pytest.raises(TypeError, match="default factory"):
         facts.mirror(Counters)
+
+
+def test_given_a_maker_in_the_mirrors_order_when_called_then_it_builds_what_the_keyword_call_builds() -> None:
+    # Given the maker of a mirror, its fields named in the mirror's order (required first, then the defaulted ones)
+    counted = facts.mirror(Counted)
+    make = facts.maker(counted, "total rulings type")
+    # When it builds from one tuple of every value, then the mirror the keyword call builds
+    assert make((3, ("R1",), "Counted")) == counted(total=3, rulings=("R1",))
+    assert type(make((3, (), "Counted"))) is counted
+
+
+def test_given_a_maker_when_its_fields_are_not_the_mirrors_order_then_it_is_refused_at_once() -> None:
+    counted = facts.mirror(Counted)
+    assert counted._fields == ("total", "rulings", "type")
+    with pytest.raises(TypeError, match="Counted holds total rulings type, not type total rulings"):
+        facts.maker(counted, "type total rulings")
+    with pytest.raises(TypeError):
+        facts.maker(counted, "total rulings")

@@ -18,7 +18,7 @@ import pytest
 
 from events.base import Rejection
 from services.games.shadow.messages import events as ev
-from services.games.shadow.rules import actions, facts, turn_options
+from services.games.shadow.rules import actions, facts, turn_counts, turn_options
 from services.games.shadow.rules.actions import OPTIONS, Key, is_legal, legal_keys
 from services.games.shadow.rules.board import ARISTOCRAT, CASTLE
 from services.games.shadow.rules.queries import (
@@ -95,6 +95,24 @@ def test_given_phase_iv_positions_when_listing_with_one_turn_then_same_keys_as_e
                     assert shared == per_type(v, seat)
                     if seat in actions.awaited(v):
                         assert legal_keys(v, seat) == shared
+                    checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_phase_iv_positions_when_counting_each_type_then_the_length_of_its_listing(players: int) -> None:
+    """[P1-P8, X2, X9] The keys of each phase IV command type counted without listing them (turn_counts.py) are
+    as many as its option function lists, for every seat of every position and variant."""
+    checked = 0
+    for seed in range(4):
+        for s in positions(players, seed):
+            if s.pending is None or s.pending.decision != "actions":
+                continue
+            for v in variants(s):
+                for seat in range(players):
+                    x = actions.turn(v, seat)
+                    listed = [sum(map(actions.block_size, fn(x))) for fn in actions.PHASE_IV.values()]
+                    assert turn_counts.counts(v, seat) == listed
                     checked += 1
     assert checked > 100
 

@@ -23,6 +23,7 @@ from services.games.barracks.rules.state import (
     E_BOARD,
     E_DECK,
     E_OUT,
+    E_UNDEALT,
     FORUM,
     HAND,
     KEEP,
@@ -53,8 +54,12 @@ def _emperor_deck_shuffled(g: Game, e: Any) -> None:
     index = g.T.emperor_index
     codes = [index[x] for x in e.order]
     for x in codes:
-        take_emperor(g, x)
-        g.eloc = replaced(g.eloc, x, E_DECK)
+        if g.eloc[x] != E_UNDEALT:  # an undealt Emperor is nowhere yet: nothing to take (the game's first shuffle)
+            take_emperor(g, x)
+    eloc = list(g.eloc)  # one new tuple, not one per Emperor
+    for x in codes:
+        eloc[x] = E_DECK
+    g.eloc = tuple(eloc)
     g.emperor_deck = tuple(codes[::-1])
 
 
@@ -93,10 +98,16 @@ def _emperors_dealt(g: Game, e: Any) -> None:
 def _deck_shuffled(g: Game, e: Any) -> None:
     index = g.T.card_index
     codes = [index[x] for x in e.order]
+    loc = g.loc
+    pooled = {c for c in codes if loc[c] == POOL}  # a round's deck comes from the pool: taken from it at once
+    if pooled:
+        g.pool = tuple([c for c in g.pool if c not in pooled])
     for c in codes:
-        if g.loc[c] != DECK:
+        if loc[c] == POOL:
+            loc[c] = DECK
+        elif loc[c] != DECK:
             take(g, c)
-            g.loc[c] = DECK
+            loc[c] = DECK
     g.deck = codes[::-1]
 
 

@@ -17,6 +17,14 @@ from services.games.barracks.rules.board import CASTRA, FACTIONS
 from services.games.barracks.rules.evolve import APPLY
 from services.games.barracks.rules.resolution import orphans, outcome
 from services.games.barracks.rules.state import Game
+from services.rules.facts import maker
+
+# The most frequent events, from one tuple in the mirror's order (services/rules/facts.py: ``maker``): a keyword
+# call runs the tuple's Python ``__new__``, several times the cost of the C-level construction.
+_TURN = maker(F.TurnStarted, "round turn factions seat rulings type")
+_REQUEST = maker(F.DecisionRequested, "seat decision rulings type emperors allowed card")
+_DISCARDED = maker(F.CardsDiscarded, "cards spaces reason rulings type by_card emperor")
+_PICK_RULINGS, _K27 = ("K29", "K21"), ("K27",)
 
 
 class Tx:
@@ -70,16 +78,8 @@ def resolve(tx: Tx, e: int, chooser: int | None) -> None:
     tx.emit(event)
     if winner >= 0:
         T = g.T
-        tx.emit(
-            F.CardsDiscarded(
-                cards=(T.card_ids[winner],),
-                spaces=(T.space_ids[g.pos[winner]],),
-                reason="winning_card",
-                by_card=None,
-                emperor=event.emperor,
-                rulings=("K27",),
-            )
-        )
+        cards, spaces = (T.card_ids[winner],), (T.space_ids[g.pos[winner]],)
+        tx.emit(_DISCARDED((cards, spaces, "winning_card", _K27, "CardsDiscarded", None, event.emperor)))
     clean_up(tx, e, event.emperor)
 
 
@@ -89,15 +89,9 @@ def clean_up(tx: Tx, e: int, emperor: str) -> None:
     gone = orphans(g, e)
     if gone:
         T = g.T
-        tx.emit(
-            F.CardsDiscarded(
-                cards=tuple(T.card_ids[c] for c in gone),
-                spaces=tuple(T.space_ids[g.pos[c]] for c in gone),
-                reason="orphaned",
-                emperor=emperor,
-                rulings=("K27",),
-            )
-        )
+        cards = tuple([T.card_ids[c] for c in gone])
+        spaces = tuple([T.space_ids[g.pos[c]] for c in gone])
+        tx.emit(_DISCARDED((cards, spaces, "orphaned", _K27, "CardsDiscarded", None, emperor)))
 
 
 # --- the rest of a turn ------------------------------------------------------------------------------------------
@@ -125,7 +119,7 @@ def after_resolution(tx: Tx) -> None:
         return
     if g.played_value >= 0 and g.forum:  # K29: the pick is compulsory while the Forum holds a card
         allowed = L.forum_allowed(g.played_value)
-        tx.emit(F.DecisionRequested(seat=seat, decision="pick", allowed=allowed, rulings=("K29", "K21")))
+        tx.emit(_REQUEST((seat, "pick", _PICK_RULINGS, "DecisionRequested", (), allowed, None)))
         return
     next_turn(tx)
 
@@ -145,15 +139,8 @@ def start_turns(tx: Tx, actor: int) -> None:
     n = len(g.actor_seat)
     while True:
         seat = g.actor_seat[actor]
-        tx.emit(
-            F.TurnStarted(
-                round=g.round,
-                turn=g.turn + 1,
-                factions=_names(g.actor_factions[actor]),
-                seat=seat if seat >= 0 else None,
-                rulings=_TURN_RULINGS[len(g.players) == 2],
-            )
-        )
+        factions, rulings = _names(g.actor_factions[actor]), _TURN_RULINGS[len(g.players) == 2]
+        tx.emit(_TURN((g.round, g.turn + 1, factions, seat if seat >= 0 else None, rulings, "TurnStarted")))
         if g.demagogue == actor:  # K37: until the start of its player's next turn
             _end_demagogue(tx, "next_turn")
         if seat >= 0:

@@ -6,6 +6,8 @@ same functions, so what is listed is exactly what is accepted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from services.games.barracks.rules.board import (
     ALWAYS_ON,
     CASTRA,
@@ -159,26 +161,16 @@ def targets(g: Game, actor: int, c: int, s: int) -> list[tuple[str, int]]:
     for Damnatio Memoriae, an Emperor space for Pretender."""
     T = g.T
     ability = T.ability[c]
+    if ability in BY_SPACE:
+        return targets_per_space(g, actor, c, ((s, FACTION),))[0]
     top = g.top
     face_down = g.face_down
     if ability in COUNTERS:  # K18: another face-up, uncovered card of the same suit on the board, not Castra
-        suit = T.suit[c]
+        suit, suits, abilities = T.suit[c], T.suit, T.ability
         return [
             ("use", x)
             for x in top
-            if x >= 0 and T.suit[x] == suit and not face_down[x] and x != c and T.ability[x] != CASTRA
-        ]
-    if ability == FLANKING:  # K7, K32: a diagonally connected influence card, face up or down, not Castra
-        return [
-            ("use", x) for d in T.diagonal[s] if (x := top[d]) >= 0 and not T.is_barbarian[x] and not is_castra(g, x)
-        ]
-    if ability == SPICULUM:  # K34: another card on a side of the Emperor it is played on, not Castra
-        return [("use", x) for x in _on_played_emperors(g, actor, s) if not is_castra(g, x)]
-    if ability == MOB:  # K33: another face-up influence card on the Emperor it is played on, not Castra
-        return [
-            ("use", x)
-            for x in _on_played_emperors(g, actor, s)
-            if not T.is_barbarian[x] and not face_down[x] and not is_castra(g, x)
+            if x >= 0 and suits[x] == suit and not face_down[x] and x != c and abilities[x] != CASTRA
         ]
     if ability == TRIBUTE:  # K34, K41: any barbarian on the board; solo also the one closest to Roma, to the deck
         found = [("use", x) for x in top if x >= 0 and T.is_barbarian[x]]
@@ -188,8 +180,6 @@ def targets(g: Game, actor: int, c: int, s: int) -> list[tuple[str, int]]:
     if ability == MOBILE_VULGUS:  # K33: another face-up Populace card anywhere
         yellow = T.suit[c]
         return [("use", x) for x in top if x >= 0 and x != c and T.suit[x] == yellow and not face_down[x]]
-    if ability == DAMNATIO:  # K36: one Emperor adjacent to its space
-        return [("use", g.emp[e]) for e in touching(g, s)]
     if ability == PRETENDER:  # K36: an empty Emperor space, while a Pretender is set aside
         return [("use", e) for e, x in enumerate(g.emp) if x < 0] if g.aside else []
     if ability in (PRINCEPS, FRUMENTARII):  # K31: only while the deck holds a card
@@ -197,6 +187,57 @@ def targets(g: Game, actor: int, c: int, s: int) -> list[tuple[str, int]]:
     if ability == DEMAGOGUE:  # K37
         return [("use", -1)]
     return []
+
+
+BY_SPACE = frozenset({FLANKING, SPICULUM, MOB, DAMNATIO})
+"""The abilities whose targets depend on the space the card is played on."""
+
+
+def targets_per_space(g: Game, actor: int, c: int, spots: Sequence[tuple[int, str]]) -> list[list[tuple[str, int]]]:
+    """:func:`targets` of card ``c`` (its ability one of ``BY_SPACE``) on each space of ``spots`` ((space,
+    placement) pairs), in one call: the listing asks it for every space a card may go to. Castra is face up
+    unless flipped: a face-up Castra is never a target (``is_castra``, inline) [K32]."""
+    T = g.T
+    ability = T.ability[c]
+    top, face_down, abilities, barbarian = g.top, g.face_down, T.ability, T.is_barbarian
+    if ability == FLANKING:  # K7, K32: a diagonally connected influence card, face up or down, not Castra
+        diagonal = T.diagonal
+        return [
+            [
+                ("use", x)
+                for d in diagonal[s]
+                if (x := top[d]) >= 0 and not barbarian[x] and (abilities[x] != CASTRA or face_down[x])
+            ]
+            for s, _ in spots
+        ]
+    if ability == DAMNATIO:  # K36: one Emperor adjacent to its space
+        emp, touches = g.emp, T.touches
+        return [[("use", emp[e]) for e in touches[s] if emp[e] >= 0] for s, _ in spots]
+    # Spiculum, Mob: the top cards on the other sides of the Emperors the card is played on (its actor's sides of
+    # Emperors on the board, ``played_on``), in that order (``_on_played_emperors``, inline).
+    factions, emp, sides_of, sides = g.actor_factions[actor], g.emp, T.sides_of, T.sides
+    if ability == SPICULUM:  # K34: another card on a side of the Emperor it is played on, not Castra
+        return [
+            [
+                ("use", x)
+                for e, f in sides_of[s]
+                if f in factions and emp[e] >= 0
+                for side in sides[e]
+                if side != s and (x := top[side]) >= 0 and (abilities[x] != CASTRA or face_down[x])
+            ]
+            for s, _ in spots
+        ]
+    # Mob [K33]: another face-up influence card on the Emperor it is played on (so not a face-up Castra either)
+    return [
+        [
+            ("use", x)
+            for e, f in sides_of[s]
+            if f in factions and emp[e] >= 0
+            for side in sides[e]
+            if side != s and (x := top[side]) >= 0 and not barbarian[x] and not face_down[x] and abilities[x] != CASTRA
+        ]
+        for s, _ in spots
+    ]
 
 
 def _on_played_emperors(g: Game, actor: int, s: int) -> list[int]:
@@ -237,14 +278,12 @@ def landing_spaces(g: Game, spaces: tuple[int, ...]) -> list[int]:
     T = g.T
     top, mask, alive = g.top, T.touch_mask, g.alive
     barbarian, abilities, face_down, solo = T.is_barbarian, T.ability, g.face_down, g.solo
-    found = []
-    for s in spaces:
-        x = top[s]
-        if mask[s] & alive and (
-            x < 0 or not (barbarian[x] or (abilities[x] == CASTRA and not face_down[x] and not solo))
-        ):
-            found.append(s)
-    return found
+    return [
+        s
+        for s in spaces
+        if mask[s] & alive
+        and ((x := top[s]) < 0 or not (barbarian[x] or (abilities[x] == CASTRA and not face_down[x] and not solo)))
+    ]
 
 
 def homelands_open(g: Game) -> list[int]:
@@ -255,12 +294,16 @@ def homelands_open(g: Game) -> list[int]:
 def barbarian_moves(g: Game) -> list[tuple[int, int]]:
     """(from, to) moves of active barbarians to diagonally connected spaces [K7, K19b]."""
     T = g.T
-    barbarian = T.is_barbarian
-    moves = []
-    for s, x in enumerate(g.top):
-        if x >= 0 and barbarian[x]:
-            moves += [(s, d) for d in landing_spaces(g, T.diagonal[s])]
-    return moves
+    top, mask, alive, diagonal = g.top, T.touch_mask, g.alive, T.diagonal
+    barbarian, abilities, face_down, solo = T.is_barbarian, T.ability, g.face_down, g.solo
+    return [  # landing_spaces of each barbarian's diagonals, inline
+        (s, d)
+        for s, x in enumerate(top)
+        if x >= 0 and barbarian[x]
+        for d in diagonal[s]
+        if mask[d] & alive
+        and ((y := top[d]) < 0 or not (barbarian[y] or (abilities[y] == CASTRA and not face_down[y] and not solo)))
+    ]
 
 
 def can_play(g: Game, actor: int) -> bool:

@@ -24,11 +24,15 @@ from services.games.barracks.rules.board import (
     SPICULUM,
     TRIUMPH,
 )
-from services.games.barracks.rules.decide import awaited, keep_orders
+from services.games.barracks.rules.decide import awaited, keep_orders, plan_of, remember_sample
 from services.games.barracks.rules.state import ACTION, KEEP, ORDER, PICK, RIVAL_PLACE, Game
+from services.rules.facts import maker
 
 BY_SPACE = frozenset({FLANKING, SPICULUM, MOB, DAMNATIO})  # abilities whose targets depend on the space
 SPECIAL_PLACEMENT = frozenset({FORCE_MARCH, PRAETORIAN, FOEDERATI, TRIUMPH})
+# The random bot's commands, from one tuple in the mirror's order (services/rules/facts.py: ``maker``).
+_PLAY = maker(F.PlayInfluence, "seat card space type ability target")
+_TAKE = maker(F.TakeFromForum, "seat card type")
 
 
 def legal_keys(g: Game, seat: int) -> list[tuple[Any, ...]]:
@@ -62,10 +66,11 @@ def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
     total = 0
     free = L.free_spaces(g, actor)
     faction_spots = [(s, L.FACTION) for s in free]
-    suppressed = L.suppressed(g, actor)
+    suppressed = g.demagogue >= 0 and g.demagogue != actor  # L.suppressed, inline
+    abilities = T.ability
     homes = moves = None
     for c in g.hands[seat]:
-        ability = T.ability[c]
+        ability = abilities[c]
         if ability < 0:  # a barbarian card
             if homes is None:
                 homes, moves = L.homelands_open(g), L.barbarian_moves(g)
@@ -78,18 +83,21 @@ def _analyse(g: Game, seat: int) -> tuple[list[tuple[Any, ...]], int]:
         spots = L.placements(g, actor, c, free) if special else faction_spots
         if not spots:
             continue
-        # what L.ability_kind says, with the suppression worked out once
-        if ability in ALWAYS_ON or ability in SPECIAL_PLACEMENT or suppressed:
-            uses: Any = None
-            weight = len(spots)
+        # what L.ability_kind says, with the suppression worked out once; a use with no target is one command
+        # (the ability skipped), so a card makes 1 + (its uses) commands per spot
+        if ability in ALWAYS_ON or special or suppressed:
+            entries.append((len(spots), c, spots, None, False))
+            total += len(spots)
         elif ability not in BY_SPACE:
             uses = L.targets(g, actor, c, spots[0][0])
-            weight = len(spots) * (1 + len(uses)) if uses else len(spots)
+            weight = len(spots) * (1 + len(uses))
+            entries.append((weight, c, spots, uses, False))
+            total += weight
         else:
-            uses = [L.targets(g, actor, c, s) for s, _ in spots]
-            weight = sum(1 + len(u) if u else 1 for u in uses)
-        entries.append((weight, c, spots, uses, ability in BY_SPACE and uses is not None))
-        total += weight
+            per_spot = L.targets_per_space(g, actor, c, spots)
+            weight = len(spots) + sum(map(len, per_spot))
+            entries.append((weight, c, spots, per_spot, True))
+            total += weight
     return entries, total
 
 
@@ -146,7 +154,7 @@ def command_of(g: Game, seat: int, key: tuple[Any, ...]) -> Any:
             target = T.emp_ids[x]
         else:
             target = T.card_ids[x]
-        return F.PlayInfluence(seat=seat, card=T.card_ids[c], space=T.space_ids[s], ability=use, target=target)
+        return _PLAY((seat, T.card_ids[c], T.space_ids[s], "PlayInfluence", use, target))
     if kind == "F":
         return F.TakeFromForum(seat=seat, card=T.card_ids[key[1]])
     if kind == "P":
@@ -172,14 +180,20 @@ def legal_commands(g: Game | None, seat: int) -> list[Any]:
 
 
 def sample_legal(g: Game | None, seat: int, rng: random.Random) -> Any:
-    """A uniformly random legal command of ``seat`` (None: it has none)."""
+    """A uniformly random legal command of ``seat`` (None: it has none); remembered with the plan of its key, so
+    that executing it on ``g`` needs no checks (decide.py: ``remember_sample``)."""
     if g is None:
         return None
     if seat in awaited(g):
         if g.phase == ACTION:
-            return command_of(g, seat, sample_action(g, seat, rng))
+            key = sample_action(g, seat, rng)
+            return remember_sample(g, command_of(g, seat, key), plan_of(seat, key))
         if g.phase == PICK:  # the common case after an action: choose among the allowed slots directly
             allowed = L.forum_allowed(g.played_value) or len(g.forum)
-            return F.TakeFromForum(seat=seat, card=g.T.card_ids[g.forum[rng.randrange(min(allowed, len(g.forum)))]])
+            c = g.forum[rng.randrange(min(allowed, len(g.forum)))]
+            return remember_sample(g, _TAKE((seat, g.T.card_ids[c], "TakeFromForum")), plan_of(seat, ("F", c)))
     keys = legal_keys(g, seat)
-    return command_of(g, seat, rng.choice(keys)) if keys else None
+    if not keys:
+        return None
+    key = rng.choice(keys)
+    return remember_sample(g, command_of(g, seat, key), plan_of(seat, key))

@@ -26,6 +26,7 @@ from services.games.barracks.rules.board import (
 )
 from services.games.barracks.rules.flow import Tx
 from services.games.barracks.rules.rounds import rng
+from services.rules.facts import maker
 
 ABILITY_RULINGS = {
     REINFORCEMENTS: ("K18", "K2"),
@@ -40,6 +41,12 @@ ABILITY_RULINGS = {
     PRETENDER: ("K36",),
     DEMAGOGUE: ("K37",),
 }
+# The most frequent events, from one tuple in the mirror's order (services/rules/facts.py: ``maker``).
+_PLAYED = maker(
+    F.InfluencePlayed, "seat rival card space emperors placement ability rulings type discarded barbarian_taken"
+)
+_TAKEN = maker(F.ForumTaken, "seat card slot allowed played_value refill rulings type")
+_PICK_RULINGS = ("K29", "K30", "K14")
 PLACEMENT_RULINGS = {
     L.FACTION: ("K16", "K10"),
     L.FORCE: ("K16",),
@@ -81,20 +88,16 @@ def play_influence(tx: Tx, seat: int, c: int, s: int, kind: str, choice: str | N
         state = "declined" if choice == "decline" else "used"
         rulings.append("K17")
     emperors = L.touching(g, s) if kind == L.FORCE else L.played_on(g, actor, s)
+    ids, emp, emperor_ids = T.card_ids, g.emp, T.emperor_ids
     tx.emit(
-        F.InfluencePlayed(
-            seat=seat,
-            rival=None,
-            card=T.card_ids[c],
-            space=T.space_ids[s],
-            emperors=tuple(T.emperor_ids[g.emp[e]] for e in emperors),
-            placement=kind,
-            ability=state,
-            discarded=tuple(T.card_ids[x] for x in discarded),
-            barbarian_taken=T.card_ids[taken] if taken is not None else None,
-            rulings=tuple(rulings),
+        _PLAYED(
+            (
+                seat, None, ids[c], T.space_ids[s], tuple([emperor_ids[emp[e]] for e in emperors]), kind, state,
+                tuple(rulings), "InfluencePlayed", tuple([ids[x] for x in discarded]),
+                ids[taken] if taken is not None else None,
+            )
         )
-    )
+    )  # fmt: skip
     if state == "used" and ability == L.CHOICE:
         _use(tx, seat, c, s, choice, target)
     flow.continue_turn(tx)
@@ -245,12 +248,9 @@ def pick(tx: Tx, seat: int, c: int) -> None:
     g = tx.g
     T = g.T
     refill = T.card_ids[g.deck[-1]] if g.deck else None
-    tx.emit(
-        F.ForumTaken(
-            seat=seat, card=T.card_ids[c], slot=g.forum.index(c), allowed=L.forum_allowed(g.played_value),
-            played_value=g.played_value, refill=refill, rulings=("K29", "K30", "K14"),
-        )
-    )  # fmt: skip
+    value = g.played_value
+    allowed = L.forum_allowed(value)
+    tx.emit(_TAKEN((seat, T.card_ids[c], g.forum.index(c), allowed, value, refill, _PICK_RULINGS, "ForumTaken")))
     flow.next_turn(tx)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from services.games.barracks.rules import facts as F
 from services.games.barracks.rules.board import AMBITUS, CAVALRY, FACTIONS, QUAESTOR, SUITS
 from services.games.barracks.rules.state import Game
+from services.rules.facts import maker
 
 KINDS = ("influence", "face_down", "barbarian")
 
@@ -79,43 +80,51 @@ def outcome(g: Game, e: int, chooser: int | None) -> tuple[Any, int]:
             if g.solo:
                 rulings.append("KX2")
     ids = T.card_ids
-    side_cards = tuple(
-        _side(
-            (
-                FACTIONS[i], T.space_ids[sides[i]], ids[c], KINDS[kinds[i]], SUITS[suits[i]] if suits[i] >= 0 else None,
-                T.value[c] if kinds[i] == 0 else 0, counters[c] if kinds[i] == 0 else 0, values[i], ignored[i],
-                is_trump[i], *_players(g, c),
+    side_cards = tuple(  # a list first: no generator to resume
+        [
+            _side(
+                (
+                    FACTIONS[i], T.space_ids[sides[i]], ids[c], KINDS[kinds[i]],
+                    SUITS[suits[i]] if suits[i] >= 0 else None, T.value[c] if kinds[i] == 0 else 0,
+                    counters[c] if kinds[i] == 0 else 0, values[i], ignored[i], is_trump[i], *_players(g, c),
+                )
             )
-        )
-        for i, c in enumerate(cards)
+            for i, c in enumerate(cards)
+        ]
     )  # fmt: skip
     if chooser is not None:
         rulings.append("K22")
-    event = F.EmperorResolved(
-        emperor=T.emperor_ids[emperor],
-        space=T.emp_ids[e],
-        colour=SUITS[colour],
-        sides=side_cards,
-        trump=SUITS[trump] if trump >= 0 else None,
-        trump_reason="quaestor" if quaestors else "emperor_colour",
-        quaestors=quaestors,
-        ambitus=tuple(ids[cards[i]] for i in range(4) if text[i] == AMBITUS),
-        winner=ids[winner] if winner >= 0 else None,
-        winning_side=FACTIONS[winner_i] if winner_i >= 0 else None,
-        outcome=result,
-        reason=reason,
-        captured_by_seat=captured_seat,
-        captured_by_rival=captured_rival,
-        chosen_by=chooser,
-        rulings=tuple(dict.fromkeys(rulings)),
+    event = _RESOLVED(
+        (
+            T.emperor_ids[emperor],  # emperor
+            T.emp_ids[e],  # space
+            SUITS[colour],  # colour
+            side_cards,  # sides
+            SUITS[trump] if trump >= 0 else None,  # trump
+            "quaestor" if quaestors else "emperor_colour",  # trump_reason
+            quaestors,
+            tuple([ids[cards[i]] for i in range(4) if text[i] == AMBITUS]),  # ambitus
+            ids[winner] if winner >= 0 else None,  # winner
+            FACTIONS[winner_i] if winner_i >= 0 else None,  # winning_side
+            result,  # outcome
+            reason,
+            captured_seat,  # captured_by_seat
+            captured_rival,  # captured_by_rival
+            chooser,  # chosen_by
+            tuple(dict.fromkeys(rulings)),  # rulings
+            "EmperorResolved",  # type
+        )
     )
     return event, winner
 
 
-_side = F.SideCard._make
-assert F.SideCard._fields == (
-    "side", "space", "card", "kind", "suit", "printed", "counters", "value", "ignored", "trump", "player", "rival"
-)  # fmt: skip
+# Built from one tuple in the mirror's order (services/rules/facts.py: ``maker``): one per resolution.
+_RESOLVED = maker(
+    F.EmperorResolved,
+    "emperor space colour sides trump trump_reason quaestors ambitus winner winning_side outcome reason "
+    "captured_by_seat captured_by_rival chosen_by rulings type",
+)
+_side = maker(F.SideCard, "side space card kind suit printed counters value ignored trump player rival")
 
 
 def _players(g: Game, c: int) -> tuple[int | None, str | None]:

@@ -128,7 +128,7 @@ class Game:
             self.loc[:],
         )
         d["emp"], d["deck"], d["forum"], d["filled"] = self.emp[:], self.deck[:], self.forum[:], self.filled[:]
-        d["hands"] = [h[:] for h in self.hands]
+        d["hands"] = list(map(list.copy, self.hands))  # C-level: no comprehension frame
         return new
 
     @property
@@ -224,8 +224,11 @@ def new_game(
     return g
 
 
-def awaited(g: Game) -> tuple[int, ...]:
-    """The seat the game waits for (solo: the player also decides for a rival under their Demagogue) [K21, K43]."""
+def awaited(g: Game | None) -> tuple[int, ...]:
+    """The seat the game waits for (solo: the player also decides for a rival under their Demagogue) [K21, K43];
+    none before the game."""
+    if g is None:
+        return ()
     phase = g.phase
     if phase in (OVER, NONE):
         return ()
@@ -235,7 +238,19 @@ def awaited(g: Game) -> tuple[int, ...]:
 
 
 def actor_masks(T: Tables, actor_factions: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
-    """Per actor and space: the bits of the Emperor spaces whose side of one of its factions the space is [K10]."""
+    """Per actor and space: the bits of the Emperor spaces whose side of one of its factions the space is [K10]
+    (kept per tables and seating: every game and every fold of one starts with them)."""
+    key = (id(T), actor_factions)
+    found = _MASKS.get(key)
+    if found is None or found[0] is not T:
+        found = _MASKS[key] = (T, _masks(T, actor_factions))
+    return found[1]
+
+
+_MASKS: dict[tuple[int, tuple[tuple[int, ...], ...]], tuple[Tables, tuple[tuple[int, ...], ...]]] = {}
+
+
+def _masks(T: Tables, actor_factions: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(
         tuple(sum(1 << e for e, f in T.sides_of[s] if f in factions) for s in range(T.n_spaces))
         for factions in actor_factions

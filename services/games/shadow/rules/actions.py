@@ -25,6 +25,7 @@ from services.games.shadow.rules.command_keys import (
 from services.games.shadow.rules.handlers import APPLY
 from services.games.shadow.rules.options import OPTIONS
 from services.games.shadow.rules.state import GameState, awaited
+from services.games.shadow.rules.turn_counts import counts
 from services.games.shadow.rules.turn_handlers import doctor_effect
 from services.games.shadow.rules.turn_options import (
     _PHASE_IV_FNS,
@@ -77,7 +78,8 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
 
 def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
     """A uniformly random legal key of ``seat`` (None: it has none): ``rng.choice(legal_keys(s, seat))``, the
-    same draw from the generator, but in phase IV counting the keys and building only the one drawn."""
+    same draw from the generator, but in phase IV counting the keys of each command type (turn_counts.py) and
+    listing only the type drawn."""
     global _last_sample
     p = s.prompt
     if p is None or seat not in awaited(s):
@@ -85,18 +87,21 @@ def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
     if p.decision != "actions":
         keys = legal_keys(s, seat)
         return rng.choice(keys) if keys else None
-    x = turn(s, seat)
-    blocks = [block for fn in _PHASE_IV_FNS for block in fn(x)]
-    total = sum(map(block_size, blocks))
+    sizes = counts(s, seat)
+    total = sum(sizes)
     if not total:
         return None
     r = rng.randrange(total)  # as rng.choice(keys): one draw below the number of keys
-    for block in blocks:
-        size = block[0]
+    for fn, size in zip(_PHASE_IV_FNS, sizes, strict=True):
         if r < size:
-            key = block_key(block, r)
-            _last_sample = (s, s.version, seat, key)
-            return key
+            for block in fn(turn(s, seat)):
+                size = block[0]
+                if r < size:
+                    key = block_key(block, r)
+                    _last_sample = (s, s.version, seat, key)
+                    return key
+                r -= size
+            raise AssertionError("unreachable: a count is its listing's length")
         r -= size
     raise AssertionError("unreachable: r < total")
 

@@ -132,38 +132,54 @@ class Census:
     def __init__(self, s: GameState) -> None:
         self.s = s
         self.version = s.version
-        t = self.t = tables(s.layout)
-        cells = s.cells
+        self.t = tables(s.layout)
         key = (len(s.layout.electorates), s.closed)
         opened = _open.get(key)
         if opened is None:
             opened = _open[key] = tuple(e for e in range(key[0]) if e not in s.closed)
         self.open = opened
-        free = s.free
-        # the parts of command keys: (electorate, kind) of each free knight space, (electorate, push) of each way
-        # to place an aristocrat (all, and per electorate), (electorate,) of each free city space
-        knight_pairs: list[tuple[str, str]] = []
-        place_pairs: list[tuple[str, str | None]] = []
-        pairs_in: list[Any] = [()] * key[0]
-        city_keys: list[tuple[str]] = []
-        a_pair, c_pair, free_pairs, push_pair, ekey1 = t.a_pair, t.c_pair, t.free_pairs, t.push_pair, t.ekey1
-        aristocrats = t.aristocrats
-        for e in opened:
-            g = 3 * e
-            if free[g]:
-                knight_pairs.append(a_pair[e])
-                pairs = free_pairs[e]
+
+    # --- the parts of the phase IV command keys, each made on first use (a draw of the random bot lists one
+    # command type: it asks for one of them at most) ---
+    @_lazy
+    def knight_pairs(self) -> list[tuple[str, str]]:
+        """(electorate, kind) of each free knight space: aristocrat then castle, electorate by electorate [X1]."""
+        free, t = self.s.free, self.t
+        a_pair, c_pair = t.a_pair, t.c_pair
+        pairs: list[tuple[str, str]] = []
+        for e in self.open:
+            if free[3 * e]:
+                pairs.append(a_pair[e])
+            if free[3 * e + 1]:
+                pairs.append(c_pair[e])
+        return pairs
+
+    @_lazy
+    def pairs_in(self) -> list[Any]:
+        """Per electorate, (electorate, push) of each way to place an aristocrat there: a free aristocrat space
+        (push None), else a push of each knight on one [D2]; none in a closed electorate."""
+        s, t = self.s, self.t
+        free, cells = s.free, s.cells
+        free_pairs, push_pair, aristocrats = t.free_pairs, t.push_pair, t.aristocrats
+        pairs_in: list[Any] = [()] * len(t.ekeys)
+        for e in self.open:
+            if free[3 * e]:
+                pairs_in[e] = free_pairs[e]
             else:
-                pairs = [push_pair[i] for i in aristocrats[e] if IS_KNIGHT[cells[i]]]
-            pairs_in[e] = pairs
-            place_pairs += pairs
-            if free[g + 1]:
-                knight_pairs.append(c_pair[e])
-            if free[g + 2]:
-                city_keys.append(ekey1[e])
-        self.knight_pairs, self.place_pairs, self.pairs_in, self.city_keys = (
-            knight_pairs, place_pairs, pairs_in, city_keys
-        )  # fmt: skip
+                pairs_in[e] = [push_pair[i] for i in aristocrats[e] if IS_KNIGHT[cells[i]]]
+        return pairs_in
+
+    @_lazy
+    def place_pairs(self) -> list[tuple[str, str | None]]:
+        """(electorate, push) of every way to place an aristocrat, electorate by electorate."""
+        pairs_in = self.pairs_in
+        return [pair for e in self.open for pair in pairs_in[e]]
+
+    @_lazy
+    def city_keys(self) -> list[tuple[str]]:
+        """(electorate,) of each open electorate with a free city space."""
+        free, ekey1 = self.s.free, self.t.ekey1
+        return [ekey1[e] for e in self.open if free[3 * e + 2]]
 
     @property
     def taken(self) -> dict[str, int]:

@@ -11,6 +11,7 @@ from typing import Any
 from services.games.shadow.rules.evolve import APPLY
 from services.games.shadow.rules.facts import E
 from services.games.shadow.rules.state import COUPLE, OWNER, GameState
+from services.rules.facts import maker
 
 __all__ = ["E", "Tx"]
 
@@ -34,20 +35,24 @@ class Tx:
         return self.state.layout.spaces[index].id
 
 
+# The hottest events are built from one tuple in the mirror's order (services/rules/facts.py: ``maker``): a keyword
+# call runs the tuple's Python ``__new__``, several times the cost of the C-level construction.
+_THALERS = maker(E.ThalersChanged, "seat delta balance reason rulings type lost_to_cap")
+_SCORED = maker(E.VictoryPointsScored, "seat points total reason rulings type")
+_PUSHED = maker(E.KnightPushed, "owner space by rulings type")
+_PLACED = maker(E.AristocratPlaced, "owner space couple age reason rulings type")
+_MOVED = maker(E.AristocratMoved, "owner from_space to_space reason rulings type")
+_DIED = maker(E.AristocratDied, "owner space couple cause rulings type")
+
+
 def gain_thalers(tx: Tx, seat: int, amount: int, reason: str, rulings: tuple[str, ...]) -> None:
     """Add thalers, capped at the maximum [G2]."""
     s = tx.state
-    cap = s.layout.constants["max_thalers"]
-    balance = min(cap, s.thalers[seat] + amount)
-    lost = s.thalers[seat] + amount - balance
+    before = s.thalers[seat]
+    balance = min(s.layout.constants["max_thalers"], before + amount)
     tx.emit(
-        E.ThalersChanged(
-            seat=seat,
-            delta=balance - s.thalers[seat],
-            balance=balance,
-            reason=reason,
-            lost_to_cap=lost,
-            rulings=(*rulings, "G2"),
+        _THALERS(
+            (seat, balance - before, balance, reason, (*rulings, "G2"), "ThalersChanged", before + amount - balance)
         )
     )
 
@@ -56,26 +61,20 @@ def pay(tx: Tx, seat: int, amount: int, reason: str, rulings: tuple[str, ...]) -
     """Pay thalers (callers check affordability first) [G2]."""
     if amount:
         balance = tx.state.thalers[seat] - amount
-        tx.emit(E.ThalersChanged(seat=seat, delta=-amount, balance=balance, reason=reason, rulings=rulings))
+        tx.emit(_THALERS((seat, -amount, balance, reason, rulings, "ThalersChanged", 0)))
 
 
 def score(tx: Tx, seat: int, points: int, reason: str, rulings: tuple[str, ...]) -> None:
     """Award victory points [B6]."""
     if points:
-        total = tx.state.vp[seat] + points
-        tx.emit(E.VictoryPointsScored(seat=seat, points=points, total=total, reason=reason, rulings=rulings))
+        tx.emit(_SCORED((seat, points, tx.state.vp[seat] + points, reason, rulings, "VictoryPointsScored")))
 
 
 def push_knight(tx: Tx, space: int, by: int, rulings: tuple[str, ...]) -> None:
     """Send the knight on ``space`` back to its owner's supply [D2]."""
-    tx.emit(
-        E.KnightPushed(
-            owner=OWNER[tx.state.cells[space]],
-            space=tx.sid(space),
-            by=by,
-            rulings=rulings if "D2" in rulings else (*rulings, "D2"),
-        )
-    )
+    s = tx.state
+    cite = rulings if "D2" in rulings else (*rulings, "D2")
+    tx.emit(_PUSHED((OWNER[s.cells[space]], s.layout.spaces[space].id, by, cite, "KnightPushed")))
 
 
 def place_from_supply(
@@ -91,21 +90,18 @@ def place_from_supply(
     """A tile from ``owner``'s supply onto ``target`` (pushing a knight there first if ``push``)."""
     if push is not None:
         push_knight(tx, push, owner, rulings)
-    tx.emit(
-        E.AristocratPlaced(owner=owner, space=tx.sid(target), couple=couple, age=age, reason=reason, rulings=rulings)
-    )
+    space = tx.state.layout.spaces[target].id
+    tx.emit(_PLACED((owner, space, couple, age, reason, rulings, "AristocratPlaced")))
 
 
 def move_tile(tx: Tx, source: int, target: int, push: int | None, reason: str, rulings: tuple[str, ...]) -> None:
     """Move a tile between spaces (pushing a knight from the target first if ``push``)."""
-    owner = OWNER[tx.state.cells[source]]
+    s = tx.state
+    owner = OWNER[s.cells[source]]
     if push is not None:
         push_knight(tx, push, owner, rulings)
-    tx.emit(
-        E.AristocratMoved(
-            owner=owner, from_space=tx.sid(source), to_space=tx.sid(target), reason=reason, rulings=rulings
-        )
-    )
+    spaces = s.layout.spaces
+    tx.emit(_MOVED((owner, spaces[source].id, spaces[target].id, reason, rulings, "AristocratMoved")))
 
 
 def return_to_supply(tx: Tx, space: int, reason: str, rulings: tuple[str, ...]) -> None:
@@ -117,16 +113,9 @@ def return_to_supply(tx: Tx, space: int, reason: str, rulings: tuple[str, ...]) 
 
 def kill(tx: Tx, space: int, cause: str, rulings: tuple[str, ...]) -> None:
     """A tile dies and goes to its owner's supply."""
-    code = tx.state.cells[space]
-    tx.emit(
-        E.AristocratDied(
-            owner=OWNER[code],
-            space=tx.sid(space),
-            couple=COUPLE[code],
-            cause=cause,  # type: ignore[arg-type]
-            rulings=rulings,
-        )
-    )
+    s = tx.state
+    code = s.cells[space]
+    tx.emit(_DIED((OWNER[code], s.layout.spaces[space].id, COUPLE[code], cause, rulings, "AristocratDied")))
 
 
 # Requests repeat (the same decision for the same seats in the same context): events are immutable, so one

@@ -20,11 +20,11 @@ from services.games.shadow.rules.state import (
     EMPIRE,
     EMPTY,
     IS_KNIGHT,
+    KNIGHT,
     OWNER,
     TILE,
     GameState,
     city_code,
-    knight_code,
     tile_code,
 )
 
@@ -63,6 +63,7 @@ def _put(s: GameState, i: int, code: int) -> None:
     old = cells[i]
     if old != EMPTY:
         _clear(s, i)
+    s.shape = None  # the board changes: what was worked out of it is forgotten
     g = s.group[i]
     if g >= 0:
         s.free[g] -= 1
@@ -79,6 +80,7 @@ def _clear(s: GameState, i: int) -> int:
     if code == EMPTY:
         return code
     s.cells[i] = EMPTY
+    s.shape = None
     g = s.group[i]
     if g >= 0:
         s.free[g] += 1
@@ -87,10 +89,6 @@ def _clear(s: GameState, i: int) -> int:
     elif IS_KNIGHT[code]:
         s.knights.remove(i)
     return code
-
-
-def _idx(s: GameState, space: str) -> int:
-    return s.layout.by_id[space]
 
 
 def _add(values: tuple[int, ...], i: int, delta: int) -> tuple[int, ...]:
@@ -134,6 +132,7 @@ def _started_again(s: GameState, e: Any) -> None:
 @_on(ev.ElectoratesClosed)
 def _closed(s: GameState, e: Any) -> None:
     s.closed = frozenset(ELECTORATE_KEYS.index(k) for k in e.electorates)
+    s.shape = None
     s.version += 1
 
 
@@ -165,34 +164,34 @@ def _ended(s: GameState, e: Any) -> None:
 # --- pieces -----------------------------------------------------------------------------------------------
 @_on(ev.EmpireCityPlaced)
 def _empire_city_placed(s: GameState, e: Any) -> None:
-    _put(s, _idx(s, e.space), city_code(EMPIRE))
+    _put(s, s.layout.by_id[e.space], city_code(EMPIRE))
     s.empire_cities_in_supply -= 1
     s.version += 1
 
 
 @_on(ev.EmpireCityMoved)
 def _empire_city_moved(s: GameState, e: Any) -> None:
-    _clear(s, _idx(s, e.from_space))
-    _put(s, _idx(s, e.to_space), city_code(EMPIRE))
+    _clear(s, s.layout.by_id[e.from_space])
+    _put(s, s.layout.by_id[e.to_space], city_code(EMPIRE))
     s.version += 1
 
 
 @_on(ev.AristocratPlaced)
 def _aristocrat_placed(s: GameState, e: Any) -> None:
-    _put(s, _idx(s, e.space), tile_code(e.owner, e.couple, e.age))
+    _put(s, s.layout.by_id[e.space], tile_code(e.owner, e.couple, e.age))
     s.tiles_in_supply = _add(s.tiles_in_supply, e.owner, -1)
     s.version += 1
 
 
 @_on(ev.AristocratMoved)
 def _aristocrat_moved(s: GameState, e: Any) -> None:
-    _put(s, _idx(s, e.to_space), _clear(s, _idx(s, e.from_space)))
+    _put(s, s.layout.by_id[e.to_space], _clear(s, s.layout.by_id[e.from_space]))
     s.version += 1
 
 
 @_on(ev.AristocratReturned, ev.AristocratDied)
 def _to_supply(s: GameState, e: Any) -> None:
-    _clear(s, _idx(s, e.space))
+    _clear(s, s.layout.by_id[e.space])
     s.tiles_in_supply = _add(s.tiles_in_supply, e.owner, 1)
     s.version += 1
 
@@ -208,7 +207,7 @@ def _aged(s: GameState, e: Any) -> None:
 
 @_on(ev.AristocratAgeChanged)
 def _age_changed(s: GameState, e: Any) -> None:
-    i = _idx(s, e.space)
+    i = s.layout.by_id[e.space]
     code = s.cells[i]
     s.cells[i] = tile_code(OWNER[code], COUPLE[code], e.age_after)
     s.version += 1
@@ -216,7 +215,7 @@ def _age_changed(s: GameState, e: Any) -> None:
 
 @_on(ev.AristocratMarried)
 def _married(s: GameState, e: Any) -> None:
-    i = _idx(s, e.space)
+    i = s.layout.by_id[e.space]
     code = s.cells[i]
     s.cells[i] = tile_code(OWNER[code], True, AGE[code])
     s.version += 1
@@ -224,28 +223,28 @@ def _married(s: GameState, e: Any) -> None:
 
 @_on(ev.KnightPlaced)
 def _knight_placed(s: GameState, e: Any) -> None:
-    _put(s, _idx(s, e.space), knight_code(e.owner))
+    _put(s, s.layout.by_id[e.space], KNIGHT + e.owner)  # knight_code, inline
     s.knights_in_supply = _add(s.knights_in_supply, e.owner, -1)
     s.version += 1
 
 
 @_on(ev.KnightMoved)
 def _knight_moved(s: GameState, e: Any) -> None:
-    _clear(s, _idx(s, e.from_space))
-    _put(s, _idx(s, e.to_space), knight_code(e.owner))
+    _clear(s, s.layout.by_id[e.from_space])
+    _put(s, s.layout.by_id[e.to_space], KNIGHT + e.owner)  # knight_code, inline
     s.version += 1
 
 
 @_on(ev.KnightPushed)
 def _knight_pushed(s: GameState, e: Any) -> None:
-    _clear(s, _idx(s, e.space))
+    _clear(s, s.layout.by_id[e.space])
     s.knights_in_supply = _add(s.knights_in_supply, e.owner, 1)
     s.version += 1
 
 
 @_on(ev.KnightPromoted)
 def _knight_promoted(s: GameState, e: Any) -> None:
-    i = _idx(s, e.space)
+    i = s.layout.by_id[e.space]
     _clear(s, i)
     _put(s, i, tile_code(e.owner, False, 15))
     s.knights_in_supply = _add(s.knights_in_supply, e.owner, 1)
@@ -255,7 +254,7 @@ def _knight_promoted(s: GameState, e: Any) -> None:
 
 @_on(ev.CityPlaced)
 def _city_placed(s: GameState, e: Any) -> None:
-    _put(s, _idx(s, e.space), city_code(e.owner))
+    _put(s, s.layout.by_id[e.space], city_code(e.owner))
     s.cities_in_supply = _add(s.cities_in_supply, e.owner, -1)
     s.version += 1
 
@@ -263,13 +262,15 @@ def _city_placed(s: GameState, e: Any) -> None:
 # --- thalers and points -------------------------------------------------------------------------------------
 @_on(ev.IncomeCollected, ev.ThalersChanged)
 def _thalers(s: GameState, e: Any) -> None:
-    s.thalers = _set(s.thalers, e.seat, e.balance)
+    seat, values = e.seat, s.thalers  # the tuple rebuilt in place of a helper call: one per command or more
+    s.thalers = (*values[:seat], e.balance, *values[seat + 1 :])
     s.version += 1
 
 
 @_on(ev.VictoryPointsScored)
 def _vp(s: GameState, e: Any) -> None:
-    s.vp = _set(s.vp, e.seat, e.total)
+    seat, values = e.seat, s.vp
+    s.vp = (*values[:seat], e.total, *values[seat + 1 :])
     s.version += 1
 
 
@@ -306,7 +307,8 @@ def _effect_copied(s: GameState, _: Any) -> None:
 @_on(ev.CardTaken)
 def _card_taken(s: GameState, e: Any) -> None:
     card = e.card
-    s.play_areas = _set(s.play_areas, e.seat, (*s.play_areas[e.seat], card))
+    seat, areas = e.seat, s.play_areas
+    s.play_areas = (*areas[:seat], (*areas[seat], card), *areas[seat + 1 :])
     taken = s.taken.copy()
     taken[card] = taken.get(card, 0) + 1
     s.taken = taken

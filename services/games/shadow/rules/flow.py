@@ -31,7 +31,8 @@ from services.games.shadow.rules.queries import (
     push_options,
     throne_candidates,
 )
-from services.games.shadow.rules.state import AGE, CITY_CODE, EMPTY, OWNER, TILE, GameState
+from services.games.shadow.rules.state import AGE, CITY_CODE, EMPTY, MAX_SEATS, OWNER, TILE, GameState
+from services.rules.facts import maker
 
 SETUP_STEPS = (
     ("setup_elector", False, 45),
@@ -39,6 +40,16 @@ SETUP_STEPS = (
     ("setup_aristocrat", False, 25),
     ("setup_aristocrat", True, 15),
     ("setup_knight", None, None),
+)
+# The most frequent events of the flow, from one tuple in the mirror's order (services/rules/facts.py: ``maker``).
+_PHASE = maker(E.PhaseStarted, "round phase rulings type")
+_INCOME = maker(E.IncomeCollected, "seat basic own_cities controlled_cities saxony balance lost_to_cap rulings type")
+_COUNTED = maker(E.DescendantsCounted, "seat pink blue outcome rulings type")
+_G3 = ("G3",)
+# The request of a phase IV turn, per seat: one after almost every command of the phase.
+_TURNS = tuple(
+    E.DecisionRequested(prompt=E.Prompt(decision="actions", seats=(seat,)), rulings=("P1",))
+    for seat in range(MAX_SEATS)
 )
 EMPEROR_ACTIONS = {1: (2, 0, "place"), 2: (2, 0, "place"), 3: (2, 1, "move"), 4: (1, 2, None), 5: (1, 2, None)}
 LAST_ROUND = 5
@@ -73,7 +84,7 @@ def setup_next(tx: Tx, i: int) -> None:
 # --- phases -------------------------------------------------------------------------------------------------
 def begin_phase(tx: Tx, round_: int, phase: int) -> None:
     """Start a phase and run it until a decision is needed: five rounds of phases I to VIII [G3]."""
-    tx.emit(E.PhaseStarted(round=round_, phase=phase, rulings=("G3",)))
+    tx.emit(_PHASE((round_, phase, _G3, "PhaseStarted")))
     if phase == 1:
         collect_income(tx)
         begin_phase(tx, round_, 2)
@@ -116,18 +127,8 @@ def collect_income(tx: Tx) -> None:
         saxony = k["saxony_income"] if seat == saxony_holder else 0
         total = s.thalers[seat] + k["basic_income"] + own[seat] + controlled[seat] + saxony
         balance = min(total, k["max_thalers"])
-        tx.emit(
-            E.IncomeCollected(
-                seat=seat,
-                basic=k["basic_income"],
-                own_cities=own[seat],
-                controlled_cities=controlled[seat],
-                saxony=saxony,
-                balance=balance,
-                lost_to_cap=total - balance,
-                rulings=("I1", "G2"),
-            )
-        )
+        basic, cities, controls, lost = k["basic_income"], own[seat], controlled[seat], total - balance
+        tx.emit(_INCOME((seat, basic, cities, controls, saxony, balance, lost, ("I1", "G2"), "IncomeCollected")))
 
 
 def age_aristocrats(tx: Tx) -> None:
@@ -188,7 +189,7 @@ def descendants_next(tx: Tx, offset: int) -> None:
         pink = sum(1 for c in area if colours.get(c) == "pink")
         blue = sum(1 for c in area if colours.get(c) == "blue")
         outcome = "son" if blue > pink else ("daughter" if pink >= 1 else "none")
-        tx.emit(E.DescendantsCounted(seat=seat, pink=pink, blue=blue, outcome=outcome, rulings=("D1", "B4")))
+        tx.emit(_COUNTED((seat, pink, blue, outcome, ("D1", "B4"), "DescendantsCounted")))
         if outcome == "son" and place_son(tx, seat, offset):
             return
         if outcome == "daughter" and offer_daughter(tx, seat, offset):
@@ -243,7 +244,7 @@ def next_turn(tx: Tx) -> None:
     for offset in range(n):  # clockwise from ``start``
         seat = (start + offset) % n
         if seat not in s.passed:
-            request(tx, "actions", (seat,), ("P1",))
+            tx.emit(_TURNS[seat])  # request(tx, "actions", (seat,), ("P1",)), made once per seat
             return
     begin_phase(tx, s.round, 5)
 

@@ -24,6 +24,11 @@ from services.games.shadow.rules.queries import (
     push_options,
 )
 from services.games.shadow.rules.state import EMPTY, OWNER
+from services.rules.facts import maker
+
+# Phase V's most frequent events, from one tuple in the mirror's order (services/rules/facts.py: ``maker``).
+_RETAINED = maker(E.ElectorRetained, "electorate owner power rulings type tie_broken_by")
+_CHANGED = maker(E.ElectorChanged, "electorate previous_owner new_owner winner power rulings type tie_broken_by")
 
 
 # --- phase V ------------------------------------------------------------------------------------------------
@@ -64,26 +69,26 @@ def electorates_from(tx: Tx, e: int) -> None:
         if len(tied) > 1:
             request(tx, "break_tie", (s.emperor,), ("V2",), electorate=s.layout.electorates[e].key, tied=tied, step=e)
             return
-        if resolve_winner(tx, e, tied[0], None):
+        if resolve_winner(tx, e, tied[0], None, power):
             return
         e += 1
         s = tx.state
     flow.begin_phase(tx, s.round, 6)
 
 
-def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bool:
-    """Seat the winner's aristocrat (or keep the incumbent), place the displaced elector [V3, V4]."""
+def resolve_winner(
+    tx: Tx, e: int, winner: int, tie_broken_by: int | None, power: tuple[int, ...] | None = None
+) -> bool:
+    """Seat the winner's aristocrat (or keep the incumbent), place the displaced elector [V3, V4]; ``power``: the
+    seats' power in ``e`` when the caller has it (:func:`power_in`)."""
     s = tx.state
     info = s.layout.electorates[e]
     incumbent = elector_owner(s, e)
-    power = power_in(s, e)
+    if power is None:
+        power = power_in(s, e)
     rulings = ("V1", "V2") if tie_broken_by is None else ("V1", "V2", "G1")
     if winner == incumbent:
-        tx.emit(
-            E.ElectorRetained(
-                electorate=info.key, owner=incumbent, power=power, tie_broken_by=tie_broken_by, rulings=rulings
-            )
-        )
+        tx.emit(_RETAINED((info.key, incumbent, power, rulings, "ElectorRetained", tie_broken_by)))
         finish_electorate(tx, e)
         return False
     candidates = elector_candidates(s, winner, e)
@@ -94,17 +99,9 @@ def resolve_winner(tx: Tx, e: int, winner: int, tie_broken_by: int | None) -> bo
             )
         )
         return settle_displaced(tx, e)
-    tx.emit(
-        E.ElectorChanged(
-            electorate=info.key,
-            previous_owner=incumbent,
-            new_owner=winner if candidates else None,
-            winner=winner,
-            power=power,
-            tie_broken_by=tie_broken_by,
-            rulings=(*rulings, "V3", "V4"),
-        )
-    )
+    new_owner = winner if candidates else None
+    cite = (*rulings, "V3", "V4")
+    tx.emit(_CHANGED((info.key, incumbent, new_owner, winner, power, cite, "ElectorChanged", tie_broken_by)))
     if incumbent is not None:
         move_tile(tx, info.elector, s.layout.aside, None, "elector_displaced", ("V4",))
     options = distinct_spaces(tx.state, candidates)

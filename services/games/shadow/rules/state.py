@@ -148,6 +148,7 @@ class GameState:
     turn: int | None
     winners: tuple[int, ...] | None
     version: int
+    shape: Any  # what the phase IV counts ask of the board (turn_counts.shape), None until asked or after a change
 
     def __init__(
         self,
@@ -193,6 +194,7 @@ class GameState:
         self.taken = taken_of(self.play_areas)
         self.passed, self.rival, self.aims, self.votes = frozenset(passed), rival, tuple(aims), tuple(votes)
         self.prompt, self.turn, self.winners, self.version = pending, turn, winners, version
+        self.shape = None
 
     # --- copies ---------------------------------------------------------------------------------------------
     def copy(self) -> GameState:

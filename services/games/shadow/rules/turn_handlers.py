@@ -27,6 +27,7 @@ from services.games.shadow.rules.queries import (
 )
 from services.games.shadow.rules.state import AGE, OWNER
 from services.games.shadow.rules.turn_options import permit_cost
+from services.rules.facts import maker
 
 
 # --- phase IV -----------------------------------------------------------------------------------------------
@@ -44,12 +45,22 @@ def _turn(command_type: str) -> Callable[[Callable[[Tx, Any], bool | None]], Cal
     return register
 
 
+# The hottest events from one tuple in the mirror's order (services/rules/facts.py: ``maker``).
+_TAKEN = maker(E.CardTaken, "seat card cost rulings type without_effect")
+_PASSED = maker(E.Passed, "seat rulings type")
+_KNIGHT_PLACED = maker(E.KnightPlaced, "owner space rulings type")
+_KNIGHT_MOVED = maker(E.KnightMoved, "owner from_space to_space rulings type")
+_AGE_CHANGED = maker(E.AristocratAgeChanged, "owner space age_before age_after by cause rulings type")
+_CITY_PLACED = maker(E.CityPlaced, "owner space rulings type")
+_KNIGHT_RULINGS, _MOVE_RULINGS = ("P1", "X1"), ("P1", "X1", "X2")
+
+
 def _take_card(tx: Tx, seat: int, card: str, cost: int, trier: bool, rulings: tuple[str, ...]) -> None:
     """The card from its stack, or (``trier``) only its effect by Trier's privilege: no card is taken [P6]."""
     if trier:
         tx.emit(E.CardEffectCopied(seat=seat, card=card, cost=cost, rulings=(*rulings, "P6")))
     else:
-        tx.emit(E.CardTaken(seat=seat, card=card, cost=cost, rulings=rulings))
+        tx.emit(_TAKEN((seat, card, cost, rulings, "CardTaken", False)))
     pay(tx, seat, cost, card, rulings)
     if trier:
         tx.emit(E.PrivilegeUsed(seat=seat, electorate="trier", rulings=("P6", "P7")))
@@ -57,7 +68,7 @@ def _take_card(tx: Tx, seat: int, card: str, cost: int, trier: bool, rulings: tu
 
 @_turn("Pass")
 def _pass(tx: Tx, c: Any) -> None:
-    tx.emit(E.Passed(seat=c.seat, rulings=("P1",)))
+    tx.emit(_PASSED((c.seat, ("P1",), "Passed")))
 
 
 @_turn("PlaceKnight")
@@ -65,7 +76,7 @@ def _place_knight(tx: Tx, c: Any) -> None:
     info = tx.state.layout.electorates[_eidx(c.electorate)]
     space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
     pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
-    tx.emit(E.KnightPlaced(owner=c.seat, space=tx.sid(space), rulings=("P1", "X1")))  # type: ignore[arg-type]
+    tx.emit(_KNIGHT_PLACED((c.seat, tx.state.layout.spaces[space].id, _KNIGHT_RULINGS, "KnightPlaced")))  # type: ignore[index]
 
 
 @_turn("MoveKnight")
@@ -73,14 +84,8 @@ def _move_knight(tx: Tx, c: Any) -> None:
     info = tx.state.layout.electorates[_eidx(c.electorate)]
     space = first_free(tx.state, info.aristocrats if c.space_kind == ARISTOCRAT else info.castles)
     pay(tx, c.seat, tx.state.layout.constants["knight_cost"], "knight", ("P1",))
-    tx.emit(
-        E.KnightMoved(
-            owner=c.seat,
-            from_space=c.from_space,
-            to_space=tx.sid(space),  # type: ignore[arg-type]
-            rulings=("P1", "X1", "X2"),
-        )
-    )
+    to_space = tx.state.layout.spaces[space].id  # type: ignore[index]
+    tx.emit(_KNIGHT_MOVED((c.seat, c.from_space, to_space, _MOVE_RULINGS, "KnightMoved")))
 
 
 def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str, ...]) -> bool:
@@ -88,31 +93,10 @@ def doctor_effect(tx: Tx, seat: int, target: int, cause: str, rulings: tuple[str
     is replaced at once [P3, A2, A3, X10, X11]. True when that replacement waits for a decision."""
     code = tx.state.cells[target]
     owner, age = OWNER[code], AGE[code]
-    if owner == seat:
-        tx.emit(
-            E.AristocratAgeChanged(
-                owner=seat,
-                space=tx.sid(target),
-                age_before=age,
-                age_after=age - 10,
-                by=seat,
-                cause=cause,
-                rulings=rulings,
-            )
-        )  # type: ignore[arg-type]
-        return False
-    if age < 45:
-        tx.emit(
-            E.AristocratAgeChanged(
-                owner=owner,
-                space=tx.sid(target),
-                age_before=age,
-                age_after=age + 10,
-                by=seat,
-                cause=cause,
-                rulings=rulings,
-            )
-        )  # type: ignore[arg-type]
+    if owner == seat or age < 45:
+        space = tx.state.layout.spaces[target].id
+        after = age - 10 if owner == seat else age + 10
+        tx.emit(_AGE_CHANGED((owner, space, age, after, seat, cause, rulings, "AristocratAgeChanged")))
         return False
     kill(tx, target, cause, (*rulings, "A3"))
     if target == tx.state.layout.throne:
@@ -162,7 +146,7 @@ def _ordinance(tx: Tx, c: Any) -> None:
     s = tx.state
     _take_card(tx, c.seat, "ordinance", s.layout.cards["ordinance"].cost, c.trier, ("P2", "P5"))
     space = first_free(tx.state, tx.state.layout.electorates[_eidx(c.electorate)].cities)
-    tx.emit(E.CityPlaced(owner=c.seat, space=tx.sid(space), rulings=("P5", "X1")))  # type: ignore[arg-type]
+    tx.emit(_CITY_PLACED((c.seat, tx.state.layout.spaces[space].id, ("P5", "X1"), "CityPlaced")))  # type: ignore[index]
     placed = cities_of(tx.state, c.seat)
     score(tx, c.seat, 2 if placed == 3 else 1, f"city number {placed}", ("P5",))
 
