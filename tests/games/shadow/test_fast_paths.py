@@ -18,7 +18,7 @@ import pytest
 
 from events.base import Rejection
 from services.games.shadow.messages import events as ev
-from services.games.shadow.rules import actions, facts, turn_counts, turn_options
+from services.games.shadow.rules import actions, facts, turn_counts, turn_options, turn_picks
 from services.games.shadow.rules.actions import OPTIONS, Key, is_legal, legal_keys
 from services.games.shadow.rules.board import ARISTOCRAT, CASTLE
 from services.games.shadow.rules.queries import (
@@ -115,6 +115,25 @@ def test_given_phase_iv_positions_when_counting_each_type_then_the_length_of_its
                     assert turn_counts.counts(v, seat) == listed
                     checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_given_phase_iv_positions_when_picking_each_key_alone_then_the_key_of_the_listing(players: int) -> None:
+    """[P1-P8, X2, X9] Every key of every phase IV command type built alone from its number (turn_picks.py) is the
+    listing's key of that number, for every seat of every position and variant."""
+    checked = 0
+    for seed in range(3):
+        for s in positions(players, seed):
+            if s.pending is None or s.pending.decision != "actions":
+                continue
+            for v in variants(s):
+                for seat in range(players):
+                    x = actions.turn(v, seat)
+                    for pick, fn in zip(turn_picks.PICKS, actions.PHASE_IV.values(), strict=True):
+                        listed = [key for block in fn(x) for key in actions.block_keys(block)]
+                        assert [pick(v, seat, r) for r in range(len(listed))] == listed
+                        checked += len(listed)
+    assert checked > 10000
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

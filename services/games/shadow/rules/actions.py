@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from events.base import Command
 from services.games.shadow.rules.command_keys import (
     CARD_OF_COMMAND,
     CARDS_WITHOUT_EFFECT,
@@ -28,7 +29,6 @@ from services.games.shadow.rules.state import GameState, awaited
 from services.games.shadow.rules.turn_counts import counts
 from services.games.shadow.rules.turn_handlers import doctor_effect
 from services.games.shadow.rules.turn_options import (
-    _PHASE_IV_FNS,
     PHASE_IV,
     Turn,
     block_key,
@@ -37,11 +37,12 @@ from services.games.shadow.rules.turn_options import (
     permit_cost,
     turn,
 )
+from services.games.shadow.rules.turn_picks import PICKS
 
 __all__ = [
     "APPLY", "CARDS_WITHOUT_EFFECT", "CARD_OF_COMMAND", "FIELDS", "OPTIONS", "PHASE_IV", "TRIER_CARDS", "Key",
     "Turn", "awaited", "block_key", "block_keys", "block_size", "command_of", "doctor_effect", "is_legal", "key_of",
-    "legal_keys", "permit_cost", "sample_key", "turn",
+    "legal_keys", "permit_cost", "sample_command", "sample_key", "turn",
 ]  # fmt: skip
 
 # What is known legal without listing again: the latest full listing (state, its version, seat, keys, end of each
@@ -79,7 +80,7 @@ def legal_keys(s: GameState, seat: int) -> list[Key]:
 def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
     """A uniformly random legal key of ``seat`` (None: it has none): ``rng.choice(legal_keys(s, seat))``, the
     same draw from the generator, but in phase IV counting the keys of each command type (turn_counts.py) and
-    listing only the type drawn."""
+    building only the key drawn (turn_picks.py)."""
     global _last_sample
     p = s.prompt
     if p is None or seat not in awaited(s):
@@ -92,18 +93,19 @@ def sample_key(s: GameState, seat: int, rng: random.Random) -> Key | None:
     if not total:
         return None
     r = rng.randrange(total)  # as rng.choice(keys): one draw below the number of keys
-    for fn, size in zip(_PHASE_IV_FNS, sizes, strict=True):
+    for pick, size in zip(PICKS, sizes, strict=True):
         if r < size:
-            for block in fn(turn(s, seat)):
-                size = block[0]
-                if r < size:
-                    key = block_key(block, r)
-                    _last_sample = (s, s.version, seat, key)
-                    return key
-                r -= size
-            raise AssertionError("unreachable: a count is its listing's length")
+            key = pick(s, seat, r)
+            _last_sample = (s, s.version, seat, key)
+            return key
         r -= size
     raise AssertionError("unreachable: r < total")
+
+
+def sample_command(s: GameState | None, seat: int, rng: random.Random) -> Command | None:
+    """The command of :func:`sample_key` (None: no game, or no legal command)."""
+    key = sample_key(s, seat, rng) if s is not None else None
+    return None if key is None else command_of(seat, key)
 
 
 def is_legal(s: GameState, seat: int, p: Any, command_type: str, key: Key) -> bool:

@@ -260,8 +260,10 @@ _prompts: dict[Any, Any] = {}  # the Prompt model of each core Prompt (prompts r
 _PUBLIC = ("board", *_PUBLIC)
 
 
-def awaited(s: GameState) -> tuple[int, ...]:
-    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]."""
+def awaited(s: GameState | None) -> tuple[int, ...]:
+    """Seats the game waits for; during a vote, those who have not sealed theirs [E2]; none before the game."""
+    if s is None:
+        return ()
     p = s.prompt
     if p is None:
         return ()
